@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SAMPLE_RATE_HZ, parseConfig } from './config.ts';
+
+function ok(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const result = parseConfig(argv, env);
+  if (result.ok !== true) throw new Error(`expected a config, got ${JSON.stringify(result)}`);
+  return result.config;
+}
+
+function error(argv: string[], env: NodeJS.ProcessEnv = {}): string {
+  const result = parseConfig(argv, env);
+  if (result.ok !== false) throw new Error(`expected an error, got ${JSON.stringify(result)}`);
+  return result.error;
+}
+
+describe('parseConfig', () => {
+  it('defaults to the embedded server on loopback at 20 Hz', () => {
+    const config = ok([]);
+    expect(config.target).toEqual({ kind: 'embedded' });
+    expect(config.host).toBe('127.0.0.1');
+    expect(config.sampleRateHz).toBe(DEFAULT_SAMPLE_RATE_HZ);
+    expect(config.demoWorkload).toBe(true);
+  });
+
+  it('watches --db instead of the embedded server', () => {
+    expect(ok(['--db', 'postgres://app@db.example:5433/prod']).target).toEqual({
+      kind: 'url',
+      connectionString: 'postgres://app@db.example:5433/prod',
+    });
+  });
+
+  it('watches the server the PG* variables name, unless --embedded', () => {
+    expect(ok([], { PGHOST: 'db1' }).target).toEqual({ kind: 'environment' });
+    expect(ok(['--embedded'], { PGHOST: 'db1' }).target).toEqual({ kind: 'embedded' });
+    expect(ok([], { PGPASSWORD: 'x' }).target).toEqual({ kind: 'embedded' });
+  });
+
+  it.each([
+    [['--db', 'mysql://x'], '--db must start with postgres:// or postgresql://'],
+    [['--db', 'postgres://us er@[bad'], '--db is not a valid connection URL'],
+    [['--db', ''], '--db is empty'],
+    [['--rate', '0'], '--rate must be at least 1'],
+    [['--rate', '101'], '--rate must be at most 100'],
+    [['--rate', 'fast'], '--rate'],
+    [['--port', '70000'], '--port must be 0-65535'],
+    [['--port', '1.5'], '--port must be a whole number'],
+    [['--demo-table-mb', '999999'], '--demo-table-mb must be at most 8192'],
+    [['--log-level', 'loud'], '--log-level'],
+    [['--bogus'], "Unknown option '--bogus'"],
+    [['--db', 'postgres://a@b/c', '--embedded'], '--db and --embedded cannot be used together'],
+  ])('rejects %j with a one-line message', (argv, expected) => {
+    const message = error(argv);
+    expect(message).toContain(expected);
+    expect(message).not.toContain('\n');
+  });
+
+  it('accepts --no-demo and a rate inside the range', () => {
+    const config = ok(['--no-demo', '--rate', '100']);
+    expect(config.demoWorkload).toBe(false);
+    expect(config.sampleRateHz).toBe(100);
+  });
+
+  it('answers --help', () => {
+    expect(parseConfig(['--help'], {})).toEqual({ ok: 'help' });
+  });
+});

@@ -1,0 +1,152 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { parse as parseConnectionString } from 'pg-connection-string';
+import { z } from 'zod';
+
+/** Where the repository root is, so `.aioscope/` lands there whatever folder npm runs us from. */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+export const DEFAULT_PORT = 7180;
+export const DEFAULT_SAMPLE_RATE_HZ = 20;
+export const MIN_SAMPLE_RATE_HZ = 1;
+export const MAX_SAMPLE_RATE_HZ = 100;
+export const DEFAULT_DEMO_TABLE_MB = 512;
+
+/** The PG* variables psql reads that say which server to use; any one of them selects it. */
+export const PG_TARGET_VARIABLES = ['PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABASE', 'PGUSER'] as const;
+
+export const HELP_TEXT = `aioscope: live view of PostgreSQL asynchronous I/O
+
+Usage: npm start -- [options]
+
+With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo workload.
+
+Options:
+  --db <url>            watch this server (postgres://user@host:port/db); runs nothing on it
+  --embedded            use the embedded server even when PG* variables are set
+  --rate <hz>           fast sampling rate, ${MIN_SAMPLE_RATE_HZ}-${MAX_SAMPLE_RATE_HZ} per second (default ${DEFAULT_SAMPLE_RATE_HZ})
+  --host <address>      address to listen on (default 127.0.0.1)
+  --port <port>         port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
+  --no-demo             embedded server without the demo workload
+  --demo-table-mb <mb>  size of the demo table (default ${DEFAULT_DEMO_TABLE_MB})
+  --data-dir <path>     where the embedded server keeps its files (default .aioscope/)
+  --log-level <level>   fatal, error, warn, info, debug (default info)
+  -h, --help            show this help
+
+Environment: PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD (and ~/.pgpass) as psql reads them.
+`;
+
+const connectionStringSchema = z
+  .string()
+  .trim()
+  .min(1, 'is empty')
+  .refine((value) => /^postgres(ql)?:\/\//.test(value), 'must start with postgres:// or postgresql://')
+  .refine((value) => {
+    try {
+      parseConnectionString(value);
+      new URL(value.replace(/^postgres(ql)?:/, 'http:'));
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'is not a valid connection URL');
+
+export const configSchema = z
+  .object({
+    target: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('embedded') }),
+      z.object({ kind: z.literal('url'), connectionString: connectionStringSchema }),
+      z.object({ kind: z.literal('environment') }),
+    ]),
+    host: z.string().trim().min(1, 'must not be empty'),
+    port: z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be 0-65535'),
+    sampleRateHz: z.coerce
+      .number()
+      .refine(Number.isFinite, 'must be a number')
+      .min(MIN_SAMPLE_RATE_HZ, `must be at least ${MIN_SAMPLE_RATE_HZ}`)
+      .max(MAX_SAMPLE_RATE_HZ, `must be at most ${MAX_SAMPLE_RATE_HZ}`),
+    demoWorkload: z.boolean(),
+    demoTableMb: z.coerce
+      .number()
+      .int('must be a whole number')
+      .min(16, 'must be at least 16')
+      .max(8192, 'must be at most 8192'),
+    dataDir: z.string().min(1),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug']),
+  })
+  .strict();
+
+export type AppConfig = z.infer<typeof configSchema>;
+
+export type ConfigResult = { ok: true; config: AppConfig } | { ok: false; error: string } | { ok: 'help' };
+
+const FLAG_NAMES: Record<string, string> = {
+  'target.connectionString': '--db',
+  host: '--host',
+  port: '--port',
+  sampleRateHz: '--rate',
+  demoTableMb: '--demo-table-mb',
+  dataDir: '--data-dir',
+  logLevel: '--log-level',
+};
+
+/** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
+export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ConfigResult {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      allowPositionals: false,
+      strict: true,
+      allowNegative: true,
+      options: {
+        db: { type: 'string' },
+        embedded: { type: 'boolean' },
+        rate: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        demo: { type: 'boolean' },
+        'demo-table-mb': { type: 'string' },
+        'data-dir': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    return { ok: false, error: (error as Error).message.split('\n')[0] ?? 'invalid arguments' };
+  }
+  if (values.help === true) return { ok: 'help' };
+  if (typeof values.db === 'string' && values.embedded === true) {
+    return { ok: false, error: '--db and --embedded cannot be used together' };
+  }
+
+  const usesEnvironment = PG_TARGET_VARIABLES.some((name) => (env[name] ?? '') !== '');
+  const target =
+    typeof values.db === 'string'
+      ? { kind: 'url' as const, connectionString: values.db }
+      : values.embedded !== true && usesEnvironment
+        ? { kind: 'environment' as const }
+        : { kind: 'embedded' as const };
+
+  const candidate = {
+    target,
+    host: values.host ?? '127.0.0.1',
+    port: values.port ?? DEFAULT_PORT,
+    sampleRateHz: values.rate ?? DEFAULT_SAMPLE_RATE_HZ,
+    demoWorkload: values.demo ?? true,
+    demoTableMb: values['demo-table-mb'] ?? DEFAULT_DEMO_TABLE_MB,
+    dataDir: path.resolve(
+      typeof values['data-dir'] === 'string' ? values['data-dir'] : path.join(REPO_ROOT, '.aioscope'),
+    ),
+    logLevel: values['log-level'] ?? 'info',
+  };
+  const parsed = configSchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.path.join('.') ?? '';
+    const flag = FLAG_NAMES[key] ?? key;
+    return { ok: false, error: `${flag} ${issue?.message ?? 'is invalid'}` };
+  }
+  return { ok: true, config: parsed.data };
+}

@@ -1,0 +1,85 @@
+import pg from 'pg';
+import type { ClientConfig } from 'pg';
+import { DEMO_TABLE, makeDemoTableCold, type DemoTableInfo } from './demoTable.ts';
+
+/** Concurrent scanners per burst: two processes reading at once make worker sharing visible. */
+export const DEMO_SCANNERS = 2;
+/** Pause between bursts, so a newcomer sees reads start and stop. */
+export const DEMO_PAUSE_MS = 1_500;
+
+export interface DemoWorkloadEvents {
+  onBurst?: (result: { ms: number; osResidencyBefore: number }) => void;
+  onError?: (message: string) => void;
+}
+
+/**
+ * The demo: cold sequential scans of the demo table in a loop. Each burst evicts the table from
+ * shared buffers and the OS page cache, then runs DEMO_SCANNERS scans of the whole table at once.
+ */
+export class DemoWorkload {
+  private stopped = false;
+  private sessions: pg.Client[] = [];
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly clientConfig: ClientConfig,
+    private readonly table: DemoTableInfo,
+    private readonly events: DemoWorkloadEvents = {},
+  ) {}
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await Promise.all(this.sessions.map((client) => client.end().catch(() => undefined)));
+    await this.loop?.catch(() => undefined);
+  }
+
+  private async connect(name: string): Promise<pg.Client> {
+    const client = new pg.Client({ ...this.clientConfig, application_name: `aioscope demo ${name}` });
+    client.on('error', () => undefined);
+    await client.connect();
+    // One process per scan: parallel workers would split it and blur the picture.
+    await client.query('SET max_parallel_workers_per_gather = 0');
+    this.sessions.push(client);
+    return client;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const [control, ...scanners] = await Promise.all(
+          ['control', ...Array.from({ length: DEMO_SCANNERS }, (_, i) => `scan ${i + 1}`)].map((name) =>
+            this.connect(name),
+          ),
+        );
+        while (!this.stopped && control !== undefined) {
+          const osResidencyBefore = await makeDemoTableCold(control, this.table);
+          const started = performance.now();
+          await Promise.all(scanners.map((scanner) => scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`)));
+          this.events.onBurst?.({ ms: performance.now() - started, osResidencyBefore });
+          await this.pause(DEMO_PAUSE_MS);
+        }
+      } catch (error) {
+        if (this.stopped) return;
+        this.events.onError?.(error instanceof Error ? error.message : String(error));
+        await Promise.all(this.sessions.splice(0).map((client) => client.end().catch(() => undefined)));
+        await this.pause(2_000);
+      }
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

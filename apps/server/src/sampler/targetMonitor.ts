@@ -1,0 +1,340 @@
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import {
+  FAST_TICK_SQL,
+  FAST_TICK_WITHOUT_AIOS_SQL,
+  IO_SETTING_NAMES,
+  SERVER_INFO_SQL,
+  SETTINGS_SQL,
+  appendBounded,
+  buildLiveFrame,
+  diffIoCounters,
+  parseCapabilities,
+  parseFastTickRow,
+  parseServerInfo,
+  parseStatIoRows,
+  statIoSql,
+  unsupportedVersionMessage,
+  type FastTickQueryRow,
+  type IoCounters,
+  type ServerInfoQueryRow,
+  type SettingQueryRow,
+  type StatIoQueryRow,
+} from '@aioscope/core';
+import type {
+  Capabilities,
+  ConnectionState,
+  IoStatDelta,
+  LiveFrame,
+  ServerInfo,
+  TargetStatus,
+  TargetSummary,
+} from '@aioscope/spec';
+import type { TargetDefinition } from '../targets/target.ts';
+import { closeSession, describeDatabaseError, openSession } from './sessions.ts';
+import { startTicker, type Ticker } from './ticker.ts';
+
+/** Seconds of live frames kept for snapshots. */
+export const FRAME_HISTORY_SECONDS = 120;
+/** Hard cap on kept frames whatever the rate (120 s at 100 Hz). */
+export const MAX_FRAMES = 12_000;
+/** pg_stat_io deltas kept (one per second). */
+export const MAX_IO_DELTAS = 600;
+export const STAT_INTERVAL_MS = 1_000;
+/** Settings and privileges are re-read this often, and at once after a permission error. */
+export const SETTINGS_REFRESH_MS = 30_000;
+const FAST_STATEMENT_TIMEOUT_MS = 1_000;
+const STAT_STATEMENT_TIMEOUT_MS = 5_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Reconnection backoff: doubles from the first to the last value; kept short so the view resumes within ~1 s. */
+const RECONNECT_BACKOFF_MS = { first: 100, max: 1_000 } as const;
+
+export interface TargetMonitorOptions {
+  sampleRateHz: number;
+  demoWorkload: boolean;
+}
+
+type Listener<T> = (value: T) => void;
+
+/** A monitoring connection that reconnects with backoff and remembers why it last failed. */
+class MonitoringSession {
+  client: pg.Client | null = null;
+  private nextAttemptAt = 0;
+  private backoffMs: number = RECONNECT_BACKOFF_MS.first;
+
+  constructor(
+    private readonly definition: TargetDefinition,
+    private readonly statementTimeoutMs: number,
+  ) {}
+
+  /** The open client, or null when a reconnection is not due yet. Throws when connecting fails. */
+  async get(): Promise<pg.Client | null> {
+    if (this.client !== null) return this.client;
+    if (performance.now() < this.nextAttemptAt) return null;
+    try {
+      this.client = await openSession(this.definition.clientConfig, {
+        statementTimeoutMs: this.statementTimeoutMs,
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      });
+      this.backoffMs = RECONNECT_BACKOFF_MS.first;
+      return this.client;
+    } catch (error) {
+      this.scheduleRetry();
+      throw error;
+    }
+  }
+
+  /** Drops a broken connection; the next get() reconnects after the backoff. */
+  async discard(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    this.scheduleRetry();
+    await closeSession(client);
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    await closeSession(client);
+  }
+
+  private scheduleRetry(): void {
+    this.nextAttemptAt = performance.now() + this.backoffMs;
+    this.backoffMs = Math.min(RECONNECT_BACKOFF_MS.max, this.backoffMs * 2);
+  }
+}
+
+function isConnectionLevelError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return true; // network errors, client timeouts, ended connections
+  // SQLSTATE classes 08 (connection), 57 (operator intervention: shutdown, cancel), 53 (resources).
+  return /^(08|57P|53)/.test(code);
+}
+
+/**
+ * Watches one target: a fast tick (pg_aios + wait states), a stat tick (pg_stat_io deltas) and a
+ * settings refresh, each on its own session. Keeps bounded history and tells listeners of changes.
+ */
+export class TargetMonitor {
+  readonly id: string;
+  private readonly fastSession: MonitoringSession;
+  private readonly statSession: MonitoringSession;
+  private readonly frames: LiveFrame[] = [];
+  private readonly ioDeltas: IoStatDelta[] = [];
+  private readonly tickers: Ticker[] = [];
+  private readonly frameListeners = new Set<Listener<LiveFrame>>();
+  private readonly deltaListeners = new Set<Listener<IoStatDelta>>();
+  private readonly statusListeners = new Set<Listener<TargetStatus>>();
+  private server: ServerInfo | null = null;
+  private capabilities: Capabilities | null = null;
+  private previousIoKeys: Set<string> = new Set();
+  private previousCounters: IoCounters | null = null;
+  private skippedSinceFrame = 0;
+  private totalSkipped = 0;
+  private settingsReadAt = -Infinity;
+  private status: TargetStatus = {
+    state: 'connecting',
+    message: null,
+    since: Date.now(),
+    lastFrameAt: null,
+    skippedTicks: 0,
+  };
+
+  constructor(
+    private readonly definition: TargetDefinition,
+    private readonly options: TargetMonitorOptions,
+  ) {
+    this.id = definition.id;
+    this.fastSession = new MonitoringSession(definition, FAST_STATEMENT_TIMEOUT_MS);
+    this.statSession = new MonitoringSession(definition, STAT_STATEMENT_TIMEOUT_MS);
+  }
+
+  start(): void {
+    this.tickers.push(
+      startTicker({
+        intervalMs: 1000 / this.options.sampleRateHz,
+        run: () => this.fastTick(),
+        onSkipped: (count) => {
+          this.skippedSinceFrame += count;
+          this.totalSkipped += count;
+        },
+      }),
+      startTicker({ intervalMs: STAT_INTERVAL_MS, run: () => this.statTick() }),
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const ticker of this.tickers.splice(0)) ticker.stop();
+    await Promise.all([this.fastSession.close(), this.statSession.close()]);
+  }
+
+  summary(): TargetSummary {
+    return {
+      id: this.definition.id,
+      name: this.definition.name,
+      kind: this.definition.kind,
+      status: this.currentStatus(),
+      server: this.server,
+      capabilities: this.capabilities,
+      sampleRateHz: this.options.sampleRateHz,
+      statRateHz: 1000 / STAT_INTERVAL_MS,
+      demoWorkload: this.options.demoWorkload,
+    };
+  }
+
+  currentStatus(): TargetStatus {
+    return { ...this.status, skippedTicks: this.totalSkipped };
+  }
+
+  recentFrames(maxFrames: number): LiveFrame[] {
+    return this.frames.slice(-maxFrames);
+  }
+
+  recentIoDeltas(): IoStatDelta[] {
+    return [...this.ioDeltas];
+  }
+
+  onFrame(listener: Listener<LiveFrame>): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  onIoDelta(listener: Listener<IoStatDelta>): () => void {
+    this.deltaListeners.add(listener);
+    return () => this.deltaListeners.delete(listener);
+  }
+
+  onStatus(listener: Listener<TargetStatus>): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  private setState(state: ConnectionState, message: string | null): void {
+    if (this.status.state === state && this.status.message === message) return;
+    this.status = { ...this.status, state, message, since: Date.now() };
+    const snapshot = this.currentStatus();
+    for (const listener of this.statusListeners) listener(snapshot);
+  }
+
+  private failed(error: unknown): void {
+    const message = describeDatabaseError(error);
+    this.setState(this.status.state === 'connecting' ? 'connecting' : 'reconnecting', message);
+  }
+
+  private async fastTick(): Promise<void> {
+    let client: pg.Client | null;
+    try {
+      client = await this.fastSession.get();
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    if (client === null) return;
+    try {
+      if (this.server === null || this.capabilities === null) await this.readServerInfo(client);
+      const unsupported =
+        this.server === null ? null : unsupportedVersionMessage(this.server.version, this.server.versionNum);
+      if (unsupported !== null) {
+        this.setState('error', unsupported);
+        return;
+      }
+      const sql = this.capabilities?.canReadPgAios === true ? FAST_TICK_SQL : FAST_TICK_WITHOUT_AIOS_SQL;
+      const started = performance.now();
+      const result = await client.query<FastTickQueryRow>({
+        name: sql === FAST_TICK_SQL ? 'aioscope_fast_tick' : 'aioscope_fast_tick_no_aios',
+        text: sql,
+      });
+      const sampleMs = performance.now() - started;
+      const row = result.rows[0];
+      if (row === undefined) return;
+      const { frame, ioKeys } = buildLiveFrame(parseFastTickRow(row), {
+        previousIoKeys: this.previousIoKeys,
+        sampleMs,
+        skippedTicks: this.skippedSinceFrame,
+      });
+      this.previousIoKeys = ioKeys;
+      this.skippedSinceFrame = 0;
+      this.record(frame);
+      this.setState('live', this.degradedMessage());
+    } catch (error) {
+      if ((error as { code?: string }).code === '42501') {
+        // A privilege was revoked while running: re-read capabilities and degrade, do not disconnect.
+        this.capabilities = null;
+        this.failed(error);
+        return;
+      }
+      if (isConnectionLevelError(error)) {
+        // The server may come back as another version or with other settings: read them again.
+        this.server = null;
+        this.capabilities = null;
+        this.previousIoKeys = new Set();
+        await this.fastSession.discard();
+      }
+      this.failed(error);
+    }
+  }
+
+  private degradedMessage(): string | null {
+    if (this.capabilities === null) return null;
+    if (!this.capabilities.hasPgAios) {
+      return `PostgreSQL ${this.server?.version ?? ''} has no asynchronous I/O (18+): only pg_stat_io is shown.`;
+    }
+    if (!this.capabilities.canReadPgAios) {
+      return 'pg_aios is not readable by this role: GRANT pg_read_all_stats (or pg_monitor) to it.';
+    }
+    return null;
+  }
+
+  private record(frame: LiveFrame): void {
+    appendBounded(this.frames, frame, MAX_FRAMES);
+    const oldest = frame.t - FRAME_HISTORY_SECONDS * 1000;
+    let drop = 0;
+    while (drop < this.frames.length && (this.frames[drop] as LiveFrame).t < oldest) drop++;
+    if (drop > 0) this.frames.splice(0, drop);
+    this.status.lastFrameAt = frame.t;
+    for (const listener of this.frameListeners) listener(frame);
+  }
+
+  private async readServerInfo(client: pg.Client): Promise<void> {
+    const info = await client.query<ServerInfoQueryRow>(SERVER_INFO_SQL);
+    const settings = await client.query<SettingQueryRow>(SETTINGS_SQL, [IO_SETTING_NAMES]);
+    const row = info.rows[0];
+    if (row === undefined) throw new Error('server info query returned no row');
+    this.server = parseServerInfo(row, settings.rows);
+    this.capabilities = parseCapabilities(row);
+    this.settingsReadAt = performance.now();
+  }
+
+  private async statTick(): Promise<void> {
+    let client: pg.Client | null;
+    try {
+      client = await this.statSession.get();
+    } catch {
+      return; // the fast tick reports connection state
+    }
+    if (client === null) return;
+    try {
+      if (performance.now() - this.settingsReadAt > SETTINGS_REFRESH_MS) await this.readServerInfo(client);
+      if (this.server === null || unsupportedVersionMessage(this.server.version, this.server.versionNum) !== null)
+        return;
+      const result = await client.query<StatIoQueryRow>({
+        name: `aioscope_stat_io_${this.server.versionNum >= 180000 ? 18 : 16}`,
+        text: statIoSql(this.server.versionNum),
+      });
+      const counters = parseStatIoRows(result.rows);
+      if (counters === null) return;
+      const previous = this.previousCounters;
+      this.previousCounters = counters;
+      if (previous === null) return;
+      const delta = diffIoCounters(previous, counters);
+      appendBounded(this.ioDeltas, delta, MAX_IO_DELTAS);
+      for (const listener of this.deltaListeners) listener(delta);
+    } catch (error) {
+      if (isConnectionLevelError(error)) {
+        // Counters after a reconnection may belong to a restarted server: never diff across it.
+        this.previousCounters = null;
+        await this.statSession.discard();
+      }
+    }
+  }
+}

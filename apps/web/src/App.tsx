@@ -1,0 +1,66 @@
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
+import { useTargets } from './api/targets.ts';
+import { WINDOW_MS } from './live/liveStore.ts';
+import { useLiveTarget, useThrottledClock } from './live/useLiveTarget.ts';
+import { BytesPerReadPanel } from './panels/BytesPerReadPanel.tsx';
+import { Header } from './panels/Header.tsx';
+import { InflightPanel } from './panels/InflightPanel.tsx';
+import { WorkerPanel } from './panels/WorkerPanel.tsx';
+
+type Theme = 'dark' | 'light';
+const THEME_KEY = 'aioscope.theme';
+
+function initialTheme(): Theme {
+  const saved = localStorage.getItem(THEME_KEY);
+  if (saved === 'dark' || saved === 'light') return saved;
+  return window.matchMedia('(prefers-color-scheme: light)').matches ? 'light' : 'dark';
+}
+
+/** Chart buckets: at least one sample per bucket, at most 300 points per chart. */
+function bucketMsFor(sampleRateHz: number): number {
+  return Math.max(200, Math.ceil(1000 / sampleRateHz));
+}
+
+export function App(): ReactNode {
+  const targets = useTargets();
+  const target = targets.data?.[0];
+  const store = useLiveTarget(target?.id ?? null);
+  const now = useThrottledClock(store);
+  const [theme, setTheme] = useState<Theme>(initialTheme);
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+    localStorage.setItem(THEME_KEY, theme);
+  }, [theme]);
+
+  const serverNow = store.serverNow(now);
+  const domain = useMemo<[number, number]>(() => [serverNow - WINDOW_MS, serverNow], [serverNow]);
+  // A new array each render on purpose: the store mutates in place and `now` marks a new view of it.
+  const frames = useMemo(() => store.frames.filter((frame) => frame.t >= domain[0]), [store, domain]);
+  const deltas = store.deltas.slice();
+  const bucketMs = bucketMsFor(target?.sampleRateHz ?? 20);
+
+  return (
+    <div className="app">
+      <Header
+        target={target}
+        store={store}
+        now={now}
+        theme={theme}
+        onToggleTheme={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
+      />
+      {targets.error ? (
+        <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
+      ) : null}
+      <main className="panels">
+        <InflightPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
+        <BytesPerReadPanel frames={frames} deltas={deltas} domain={domain} target={target} />
+        <WorkerPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
+      </main>
+      <footer className="app-footer">
+        Window: last {WINDOW_MS / 1000} s on the server&apos;s clock. Hover a figure marked (i) for what it is and where
+        it comes from.
+      </footer>
+    </div>
+  );
+}

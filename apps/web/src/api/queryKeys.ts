@@ -1,0 +1,5 @@
+/** Every REST query key in one place. The moving "now" never goes into a key. */
+export const queryKeys = {
+  targets: () => ['targets'] as const,
+  target: (id: string) => ['targets', id] as const,
+};

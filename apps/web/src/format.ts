@@ -1,0 +1,35 @@
+/** Binary units, as PostgreSQL prints sizes (128kB = 131072 bytes). */
+export function formatBytes(bytes: number | null | undefined, digits = 1): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes)) return '–';
+  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  const shown = unit === 0 || Number.isInteger(value) ? String(Math.round(value)) : value.toFixed(digits);
+  return `${shown} ${units[unit]}`;
+}
+
+export function formatPercent(fraction: number | null | undefined): string {
+  if (fraction === null || fraction === undefined || !Number.isFinite(fraction)) return '–';
+  return `${(fraction * 100).toFixed(fraction < 0.1 && fraction > 0 ? 1 : 0)} %`;
+}
+
+export function formatNumber(value: number | null | undefined, digits = 1): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
+  return Number.isInteger(value) ? String(value) : value.toFixed(digits);
+}
+
+export function formatAge(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 60_000)} min`;
+}
+
+/** Axis tick: seconds relative to now, e.g. "-30 s". */
+export function formatRelativeSeconds(t: number, now: number): string {
+  const seconds = Math.round((t - now) / 1000);
+  return seconds === 0 ? 'now' : `${seconds} s`;
+}

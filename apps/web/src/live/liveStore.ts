@@ -1,0 +1,70 @@
+import { appendBounded, trimBefore } from '@aioscope/core';
+import type { IoStatDelta, LiveFrame, LiveSnapshot, TargetStatus } from '@aioscope/spec';
+
+/** The rolling window every panel shows. */
+export const WINDOW_MS = 60_000;
+/** Frames kept in the browser: the window at the highest sample rate (100 Hz). */
+export const MAX_CLIENT_FRAMES = 6_000;
+export const MAX_CLIENT_DELTAS = 120;
+
+export type SocketState = 'connecting' | 'connected' | 'disconnected';
+
+/**
+ * The browser's bounded copy of one target's live data. A snapshot replaces it (after a reconnect
+ * the server's history fills the gap it can); frames and deltas append. Components read it at a
+ * throttled rate, never per frame.
+ */
+export class LiveStore {
+  frames: LiveFrame[] = [];
+  deltas: IoStatDelta[] = [];
+  status: TargetStatus | null = null;
+  socketState: SocketState = 'connecting';
+  socketError: string | null = null;
+  /** Browser clock minus server clock at the newest frame: maps "now" onto the server's timeline. */
+  clockOffsetMs = 0;
+  lastReceivedAt: number | null = null;
+  version = 0;
+
+  replace(snapshot: LiveSnapshot): void {
+    this.frames = snapshot.frames.slice(-MAX_CLIENT_FRAMES);
+    this.deltas = snapshot.ioDeltas.slice(-MAX_CLIENT_DELTAS);
+    this.status = snapshot.status;
+    const newest = this.frames[this.frames.length - 1];
+    if (newest !== undefined) this.noteReceived(newest.t);
+    this.version++;
+  }
+
+  addFrame(frame: LiveFrame): void {
+    appendBounded(this.frames, frame, MAX_CLIENT_FRAMES);
+    trimBefore(this.frames, frame.t - WINDOW_MS - 5_000);
+    this.noteReceived(frame.t);
+    this.version++;
+  }
+
+  addDelta(delta: IoStatDelta): void {
+    appendBounded(this.deltas, delta, MAX_CLIENT_DELTAS);
+    this.version++;
+  }
+
+  setStatus(status: TargetStatus): void {
+    this.status = status;
+    this.version++;
+  }
+
+  setSocketState(state: SocketState, error: string | null = null): void {
+    this.socketState = state;
+    this.socketError = error;
+    this.version++;
+  }
+
+  /** The server's "now", estimated from the browser clock and the offset seen at the last frame. */
+  serverNow(browserNow: number): number {
+    return browserNow - this.clockOffsetMs;
+  }
+
+  private noteReceived(serverT: number): void {
+    const now = Date.now();
+    this.lastReceivedAt = now;
+    this.clockOffsetMs = now - serverT;
+  }
+}

@@ -1,0 +1,129 @@
+import { useMemo, type ReactNode } from 'react';
+import { bucketize, type BucketRow } from '@aioscope/core';
+import type { AioState, LiveFrame, TargetSummary } from '@aioscope/spec';
+import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
+import { formatBytes, formatNumber } from '../format.ts';
+import { EmptyState, Figure, Panel } from './Panel.tsx';
+import { aiosUnavailableReason } from './reasons.ts';
+
+/** States grouped as a reader thinks of them. SUBMITTED covers queued and executing under io_method worker. */
+const STATE_GROUPS: { key: string; label: string; color: string; states: AioState[] }[] = [
+  { key: 'submitted', label: 'submitted (queued or executing)', color: 'var(--series-1)', states: ['SUBMITTED'] },
+  { key: 'completedIo', label: 'completed, not yet processed', color: 'var(--series-2)', states: ['COMPLETED_IO'] },
+  {
+    key: 'completed',
+    label: 'completed, awaiting issuer',
+    color: 'var(--series-3)',
+    states: ['COMPLETED_SHARED', 'COMPLETED_LOCAL'],
+  },
+  { key: 'preparing', label: 'being defined', color: 'var(--series-4)', states: ['HANDED_OUT', 'DEFINED', 'STAGED'] },
+];
+const COUNT_SERIES: Series[] = STATE_GROUPS.map(({ key, label, color }) => ({ key, label, color }));
+const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color: 'var(--series-1)' }];
+const EMPTY = Object.fromEntries([...STATE_GROUPS.map((g) => [g.key, null]), ['bytes', null]]) as Record<string, null>;
+
+function reduceBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
+  const sums: Record<string, number> = { bytes: 0 };
+  let frames = 0;
+  for (const frame of bucket) {
+    if (frame.inflight === null) continue;
+    frames++;
+    sums.bytes = (sums.bytes ?? 0) + frame.inflight.total.bytes;
+    for (const group of STATE_GROUPS) {
+      let count = 0;
+      for (const state of group.states) count += frame.inflight.byState[state]?.count ?? 0;
+      sums[group.key] = (sums[group.key] ?? 0) + count;
+    }
+  }
+  if (frames === 0) return EMPTY;
+  return Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames]));
+}
+
+export interface InflightPanelProps {
+  frames: readonly LiveFrame[];
+  domain: [number, number];
+  bucketMs: number;
+  target: TargetSummary | undefined;
+}
+
+export function InflightPanel({ frames, domain, bucketMs, target }: InflightPanelProps): ReactNode {
+  const rows: BucketRow[] = useMemo(
+    () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, reduce: reduceBucket, empty: EMPTY }),
+    [frames, domain, bucketMs],
+  );
+  const latest = frames[frames.length - 1];
+  let peak = 0;
+  let sum = 0;
+  let counted = 0;
+  for (const frame of frames) {
+    if (frame.inflight === null) continue;
+    peak = Math.max(peak, frame.inflight.total.count);
+    sum += frame.inflight.total.count;
+    counted++;
+  }
+  const rate = target?.sampleRateHz ?? 0;
+  const unavailable = aiosUnavailableReason(target, latest);
+  return (
+    <Panel
+      title="Reads in flight"
+      testId="panel-inflight"
+      source={`pg_aios (reads, operation readv), sampled at ${rate} Hz · chart: mean per ${bucketMs} ms`}
+    >
+      {unavailable !== null ? (
+        <EmptyState>{unavailable}</EmptyState>
+      ) : (
+        <>
+          <div className="figures">
+            <Figure
+              label="now"
+              value={formatNumber(latest?.inflight?.total.count ?? null, 0)}
+              testId="inflight-now"
+              explain="Read I/Os listed in pg_aios at the latest sample (any state), issued by any process."
+            />
+            <Figure
+              label="bytes now"
+              value={formatBytes(latest?.inflight?.total.bytes ?? null)}
+              testId="inflight-bytes-now"
+              explain="Sum of pg_aios.length over the reads in flight at the latest sample."
+            />
+            <Figure
+              label="peak, 60 s"
+              value={formatNumber(counted > 0 ? peak : null, 0)}
+              testId="inflight-peak"
+              explain={`Largest number of reads seen in flight in one sample over the last 60 s (${counted} samples at ${rate} Hz). Short-lived reads between samples are not seen.`}
+            />
+            <Figure
+              label="mean, 60 s"
+              value={formatNumber(counted > 0 ? sum / counted : null, 1)}
+              explain="Mean number of reads in flight per sample over the last 60 s."
+            />
+            <Figure
+              label="worker backlog now"
+              value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
+              explain="SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL."
+            />
+          </div>
+          <TimeSeriesChart
+            ariaLabel="reads in flight by state over the last 60 seconds"
+            rows={rows}
+            series={COUNT_SERIES}
+            kind="stackedArea"
+            domain={domain}
+            yLabel="reads"
+            formatY={(value) => formatNumber(value, 1)}
+          />
+          <TimeSeriesChart
+            ariaLabel="bytes in flight over the last 60 seconds"
+            rows={rows}
+            series={BYTES_SERIES}
+            kind="stackedArea"
+            domain={domain}
+            yLabel="bytes"
+            formatY={(value) => formatBytes(value, 1)}
+            height={130}
+          />
+        </>
+      )}
+    </Panel>
+  );
+}

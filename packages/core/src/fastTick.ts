@@ -1,0 +1,192 @@
+import { AIO_STATES, type AioState, type CountAndBytes, type IoWorkerSample, type LiveFrame } from '@aioscope/spec';
+
+/** One pg_aios row as the fast tick selects it (see FAST_TICK_SQL for the column order). */
+export interface AioRow {
+  pid: number;
+  ioId: number;
+  ioGeneration: number;
+  state: AioState;
+  operation: string | null;
+  length: number | null;
+  blocks: number | null;
+  fSync: boolean | null;
+  fLocalmem: boolean | null;
+}
+
+export interface ProcessRow {
+  pid: number;
+  backendType: string;
+  waitEventType: string | null;
+  waitEvent: string | null;
+}
+
+export interface FastTickSample {
+  /** Server clock, epoch ms. */
+  t: number;
+  /** null when pg_aios was not read (not available or not permitted). */
+  aios: AioRow[] | null;
+  processes: ProcessRow[];
+}
+
+export interface FastTickQueryRow {
+  t: number;
+  aios: unknown;
+  procs: unknown;
+}
+
+const STATE_SET = new Set<string>(AIO_STATES);
+
+function asNumber(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '') {
+    const parsed = Number(value);
+    return Number.isFinite(parsed) ? parsed : null;
+  }
+  return null;
+}
+
+function asString(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function asBoolean(value: unknown): boolean | null {
+  return typeof value === 'boolean' ? value : null;
+}
+
+/** Parses one `[pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem]`. */
+export function parseAioRow(raw: unknown): AioRow | null {
+  if (!Array.isArray(raw)) return null;
+  const pid = asNumber(raw[0]);
+  const ioId = asNumber(raw[1]);
+  const ioGeneration = asNumber(raw[2]);
+  const state = asString(raw[3]);
+  if (pid === null || ioId === null || ioGeneration === null || state === null || !STATE_SET.has(state)) {
+    return null;
+  }
+  return {
+    pid,
+    ioId,
+    ioGeneration,
+    state: state as AioState,
+    operation: asString(raw[4]),
+    length: asNumber(raw[5]),
+    blocks: asNumber(raw[6]),
+    fSync: asBoolean(raw[7]),
+    fLocalmem: asBoolean(raw[8]),
+  };
+}
+
+/** Parses one `[pid, backend_type, wait_event_type, wait_event]`. */
+export function parseProcessRow(raw: unknown): ProcessRow | null {
+  if (!Array.isArray(raw)) return null;
+  const pid = asNumber(raw[0]);
+  const backendType = asString(raw[1]);
+  if (pid === null || backendType === null) return null;
+  return { pid, backendType, waitEventType: asString(raw[2]), waitEvent: asString(raw[3]) };
+}
+
+function parseList<T>(raw: unknown, parse: (item: unknown) => T | null): T[] {
+  if (!Array.isArray(raw)) return [];
+  const out: T[] = [];
+  for (const item of raw) {
+    const parsed = parse(item);
+    if (parsed !== null) out.push(parsed);
+  }
+  return out;
+}
+
+export function parseFastTickRow(row: FastTickQueryRow): FastTickSample {
+  const t = asNumber(row.t);
+  if (t === null) throw new Error('fast tick row has no server time');
+  return {
+    t,
+    aios: row.aios === null || row.aios === undefined ? null : parseList(row.aios, parseAioRow),
+    processes: parseList(row.procs, parseProcessRow),
+  };
+}
+
+/** Identity of one I/O across samples: the generation grows each time a handle is reused. */
+export function ioKey(row: Pick<AioRow, 'pid' | 'ioId' | 'ioGeneration'>): string {
+  return `${row.pid}:${row.ioId}:${row.ioGeneration}`;
+}
+
+function isRead(row: AioRow): boolean {
+  return row.operation === 'readv';
+}
+
+export interface FrameContext {
+  /** Keys of the reads in flight in the previous sample of this target. */
+  previousIoKeys: ReadonlySet<string>;
+  sampleMs: number;
+  skippedTicks: number;
+}
+
+export interface BuiltFrame {
+  frame: LiveFrame;
+  ioKeys: Set<string>;
+}
+
+/** Turns one fast-tick sample into a frame, counting each distinct read once across samples. */
+export function buildLiveFrame(sample: FastTickSample, context: FrameContext): BuiltFrame {
+  const ioKeys = new Set<string>();
+  let inflight: LiveFrame['inflight'] = null;
+  let newReads: LiveFrame['newReads'] = null;
+
+  if (sample.aios !== null) {
+    const total: CountAndBytes = { count: 0, bytes: 0 };
+    const byState: Partial<Record<AioState, CountAndBytes>> = {};
+    let workerBacklog = 0;
+    newReads = { count: 0, bytes: 0, blocksHistogram: {} };
+    for (const row of sample.aios) {
+      if (!isRead(row)) continue;
+      const bytes = row.length ?? 0;
+      total.count += 1;
+      total.bytes += bytes;
+      const bucket = (byState[row.state] ??= { count: 0, bytes: 0 });
+      bucket.count += 1;
+      bucket.bytes += bytes;
+      if (row.state === 'SUBMITTED' && row.fSync !== true && row.fLocalmem !== true) workerBacklog += 1;
+
+      const key = ioKey(row);
+      ioKeys.add(key);
+      if (!context.previousIoKeys.has(key)) {
+        newReads.count += 1;
+        newReads.bytes += bytes;
+        if (row.blocks !== null) {
+          newReads.blocksHistogram[row.blocks] = (newReads.blocksHistogram[row.blocks] ?? 0) + 1;
+        }
+      }
+    }
+    inflight = { total, byState, workerBacklog };
+  }
+
+  const ioWorkers: IoWorkerSample[] = [];
+  const waits: Record<string, number> = {};
+  for (const process of sample.processes) {
+    if (process.backendType === 'io worker') {
+      ioWorkers.push({
+        pid: process.pid,
+        busy: process.waitEvent !== 'IoWorkerMain',
+        waitEvent: process.waitEvent,
+      });
+    }
+    if (process.waitEvent !== null) {
+      const key = `${process.backendType}:${process.waitEvent}`;
+      waits[key] = (waits[key] ?? 0) + 1;
+    }
+  }
+  ioWorkers.sort((a, b) => a.pid - b.pid);
+
+  return {
+    frame: {
+      t: sample.t,
+      sampleMs: context.sampleMs,
+      skippedTicks: context.skippedTicks,
+      inflight,
+      newReads,
+      ioWorkers,
+      waits,
+    },
+    ioKeys,
+  };
+}

@@ -1,0 +1,86 @@
+/**
+ * Every SQL text aioscope sends, one constant per source. Each is tagged so a DBA can find the
+ * monitor's own queries in pg_stat_activity, and each reads the server's clock so rates are computed
+ * over server time, never over the time the result happened to arrive.
+ */
+
+export const QUERY_TAG = '/* aioscope */';
+
+/** Wait events worth reporting on the fast tick, beyond io workers themselves. */
+const AIO_WAITS_SQL_LIST = [
+  'AioIoCompletion',
+  'AioIoUringSubmit',
+  'AioIoUringExecution',
+  'DataFileRead',
+  'BufferIo',
+  'AioWorkerSubmissionQueue',
+  'AioUringCompletion',
+  'AioWorkerControl',
+]
+  .map((name) => `'${name}'`)
+  .join(', ');
+
+/**
+ * Processes: every io worker (never filtered by state or datname, which drops them) and every
+ * process in an AIO-related wait. Compact arrays keep the 20-100 Hz payload small.
+ */
+const PROCESSES_SUBQUERY = `(SELECT coalesce(json_agg(json_build_array(pid, backend_type, wait_event_type, wait_event)), '[]'::json)
+     FROM pg_stat_activity
+    WHERE backend_type = 'io worker' OR wait_event IN (${AIO_WAITS_SQL_LIST})) AS procs`;
+
+/** Fast tick with pg_aios (PostgreSQL 18+, role can execute pg_get_aios()). */
+export const FAST_TICK_SQL = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+  (SELECT coalesce(json_agg(json_build_array(pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem)), '[]'::json)
+     FROM pg_aios) AS aios,
+  ${PROCESSES_SUBQUERY}`;
+
+/** Fast tick without pg_aios: older servers, or a role without pg_read_all_stats. */
+export const FAST_TICK_WITHOUT_AIOS_SQL = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+  NULL::json AS aios,
+  ${PROCESSES_SUBQUERY}`;
+
+/** pg_stat_io read counters, PostgreSQL 18+ (read_bytes exists). */
+export const STAT_IO_SQL_18 = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+  backend_type, object, context, reads::float8 AS reads, read_bytes::float8 AS read_bytes,
+  read_time::float8 AS read_time, (extract(epoch FROM stats_reset) * 1000)::float8 AS stats_reset
+  FROM pg_stat_io WHERE reads IS NOT NULL`;
+
+/** pg_stat_io read counters, PostgreSQL 16 and 17 (op_bytes instead of read_bytes). */
+export const STAT_IO_SQL_16 = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+  backend_type, object, context, reads::float8 AS reads, (reads * op_bytes)::float8 AS read_bytes,
+  read_time::float8 AS read_time, (extract(epoch FROM stats_reset) * 1000)::float8 AS stats_reset
+  FROM pg_stat_io WHERE reads IS NOT NULL`;
+
+export function statIoSql(versionNum: number): string {
+  return versionNum >= 180000 ? STAT_IO_SQL_18 : STAT_IO_SQL_16;
+}
+
+/** I/O settings with where each value came from. */
+export const IO_SETTING_NAMES = [
+  'io_method',
+  'io_workers',
+  'io_min_workers',
+  'io_max_workers',
+  'io_combine_limit',
+  'io_max_combine_limit',
+  'io_max_concurrency',
+  'effective_io_concurrency',
+  'maintenance_io_concurrency',
+  'track_io_timing',
+  'shared_buffers',
+  'block_size',
+] as const;
+
+export const SETTINGS_SQL = `${QUERY_TAG} SELECT name, setting, unit, source, sourcefile
+  FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name`;
+
+/**
+ * Version and privileges in one row. pg_get_aios() does not exist before 18, so its privilege is
+ * checked through to_regprocedure to stay valid on 16 and 17.
+ */
+export const SERVER_INFO_SQL = `${QUERY_TAG} SELECT current_setting('server_version') AS version,
+  current_setting('server_version_num')::int AS version_num,
+  to_regprocedure('pg_get_aios()') IS NOT NULL AS has_pg_aios,
+  coalesce(has_function_privilege(to_regprocedure('pg_get_aios()'), 'EXECUTE'), false) AS can_read_pg_aios,
+  EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'pg_catalog.pg_stat_io'::regclass AND attname = 'read_bytes') AS stat_io_has_bytes,
+  pg_has_role('pg_read_all_stats', 'USAGE') AS can_see_all_activity`;

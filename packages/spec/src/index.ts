@@ -1,0 +1,3 @@
+export * from './frames.ts';
+export * from './targets.ts';
+export * from './events.ts';
