@@ -60,10 +60,13 @@ export const configSchema = z
       z.object({ kind: z.literal('environment') }),
     ]),
     host: z.string().trim().min(1, 'must not be empty'),
-    port: z.coerce.number().int('must be a whole number').min(0).max(65535, 'must be 0-65535'),
+    port: z.coerce
+      .number({ error: 'must be a number' })
+      .int('must be a whole number')
+      .min(0)
+      .max(65535, 'must be 0-65535'),
     sampleRateHz: z.coerce
-      .number()
-      .refine(Number.isFinite, 'must be a number')
+      .number({ error: 'must be a number' })
       .min(MIN_SAMPLE_RATE_HZ, `must be at least ${MIN_SAMPLE_RATE_HZ}`)
       .max(MAX_SAMPLE_RATE_HZ, `must be at most ${MAX_SAMPLE_RATE_HZ}`),
     demoWorkload: z.boolean(),

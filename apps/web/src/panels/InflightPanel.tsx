@@ -2,6 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import { bucketize, type BucketRow } from '@aioscope/core';
 import type { AioState, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
+import { byteTicks } from '../charts/ticks.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
@@ -61,6 +62,8 @@ export function InflightPanel({ frames, domain, bucketMs, target }: InflightPane
     sum += frame.inflight.total.count;
     counted++;
   }
+  const maxBytes = rows.reduce((max, row) => Math.max(max, row.bytes ?? 0), 0);
+  const bytesTicks = byteTicks(maxBytes, 8 * 1024, 3);
   const rate = target?.sampleRateHz ?? 0;
   const unavailable = aiosUnavailableReason(target, latest);
   return (
@@ -120,6 +123,8 @@ export function InflightPanel({ frames, domain, bucketMs, target }: InflightPane
             domain={domain}
             yLabel="bytes"
             formatY={(value) => formatBytes(value, 1)}
+            yDomain={[0, bytesTicks.at(-1) ?? 'auto']}
+            yTicks={bytesTicks}
             height={130}
           />
         </>

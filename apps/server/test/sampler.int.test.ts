@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { summarizeLiveWindow } from '@aioscope/core';
+import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
+import { DEMO_TABLE, ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
+import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { connect, startTestPostgres } from './support/testPostgres.ts';
+
+const TABLE_BYTES = 256 * 1024 * 1024;
+/** An idle backend may hold its pg_stat_io counters up to its 10 s idle flush timeout. */
+const STAT_FLUSH_WAIT_MS = 15_000;
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
+  let server: EmbeddedPostgresServer;
+  let setup: pg.Client;
+  let table: DemoTableInfo;
+
+  beforeAll(async () => {
+    server = await startTestPostgres('sampler');
+    setup = await connect(server);
+    table = await ensureDemoTable(setup, TABLE_BYTES, (relative) => server.resolveDataPath(relative));
+  });
+
+  afterAll(async () => {
+    await setup?.end();
+    await server?.stop();
+  });
+
+  it('sees 128 kB readv I/Os in flight, busy io workers, and a pg_stat_io delta matching the table', async () => {
+    const monitor = new TargetMonitor(
+      { id: 'test', name: 'test', kind: 'embedded', clientConfig: server.connectionConfig },
+      { sampleRateHz: 50, demoWorkload: false },
+    );
+    const frames: LiveFrame[] = [];
+    const deltas: IoStatDelta[] = [];
+    monitor.onFrame((frame) => frames.push(frame));
+    monitor.onIoDelta((delta) => deltas.push(delta));
+    monitor.start();
+    const scanner = await connect(server);
+    try {
+      await scanner.query('SET max_parallel_workers_per_gather = 0');
+      await sleep(1_500); // connected, settings read, a first pg_stat_io baseline taken
+      expect(monitor.currentStatus().state).toBe('live');
+
+      const residency = await makeDemoTableCold(setup, table);
+      expect(residency).toBe(0);
+      const scanStartedAt = frames.at(-1)?.t ?? 0;
+      // Two cold scans, so the sampler has time to catch reads in flight on fast storage.
+      await scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`);
+      await makeDemoTableCold(setup, table);
+      await scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`);
+
+      const scanFrames = frames.filter((frame) => frame.t >= scanStartedAt);
+      const sixteenBlockReads = scanFrames.reduce((sum, f) => sum + (f.newReads?.blocksHistogram[16] ?? 0), 0);
+      expect(sixteenBlockReads, 'readv I/Os of 16 blocks = 131072 bytes').toBeGreaterThan(0);
+      expect(Math.max(...scanFrames.map((f) => f.inflight?.total.count ?? 0))).toBeGreaterThan(0);
+      const summary = summarizeLiveWindow(scanFrames);
+      expect(summary.workerBusyFraction ?? 0, 'io workers busy during the scan').toBeGreaterThan(0);
+
+      const deadline = Date.now() + STAT_FLUSH_WAIT_MS;
+      const scannedBytes = (): number =>
+        deltas
+          .filter((delta) => delta.t >= scanStartedAt && !delta.reset)
+          .reduce((sum, delta) => sum + (delta.byBackendType['client backend']?.readBytes ?? 0), 0);
+      while (scannedBytes() < table.relationBytes * 2 * 0.98 && Date.now() < deadline) await sleep(250);
+      const expected = table.relationBytes * 2;
+      expect(Math.abs(scannedBytes() - expected) / expected, 'pg_stat_io delta vs 2 x table size').toBeLessThan(0.02);
+      expect(deltas.every((delta) => delta.reads >= 0 && delta.readBytes >= 0)).toBe(true);
+    } finally {
+      await scanner.end();
+      await monitor.stop();
+    }
+  });
+
+  it("turns pg_stat_reset_shared('io') into a reset interval, never a negative delta", async () => {
+    const monitor = new TargetMonitor(
+      { id: 'test', name: 'test', kind: 'embedded', clientConfig: server.connectionConfig },
+      { sampleRateHz: 5, demoWorkload: false },
+    );
+    const deltas: IoStatDelta[] = [];
+    monitor.onIoDelta((delta) => deltas.push(delta));
+    monitor.start();
+    try {
+      await sleep(2_200);
+      await setup.query(`SELECT pg_stat_reset_shared('io')`);
+      await sleep(2_200);
+      expect(deltas.some((delta) => delta.reset)).toBe(true);
+      expect(deltas.every((delta) => delta.reads >= 0 && delta.readBytes >= 0 && delta.readTimeMs >= 0)).toBe(true);
+    } finally {
+      await monitor.stop();
+    }
+  });
+});

@@ -1,0 +1,84 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../apps/server/src/config/config.ts';
+import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
+import { DashboardPage } from './pages/DashboardPage.ts';
+
+const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
+const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e');
+const POSTMASTER_PID = path.join(DATA_DIR, 'pg18/data/postmaster.pid');
+/** The promise: live AIO on screen within 30 s of start; the test allows CI some slack. */
+const LIVE_TIMEOUT_MS = 60_000;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload', () => {
+  let app: CliRun;
+  let baseUrl: string;
+  let chromium: LaunchedBrowser;
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '256']);
+    baseUrl = await waitForUrl(app);
+    chromium = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    if (app?.child.exitCode === null) app.child.kill('SIGTERM');
+  });
+
+  it('shows reads in flight, ~128 kB per read and busy io workers, in dark and light', async () => {
+    const context = await chromium.browser.newContext({ viewport: { width: 1600, height: 1000 }, colorScheme: 'dark' });
+    const consoleErrors = collectConsoleErrors(context);
+    const dashboard = new DashboardPage(await context.newPage());
+    await dashboard.open(baseUrl);
+
+    await dashboard.waitUntil(
+      'reads in flight, bytes per read near 128 kB and busy io workers',
+      async () => {
+        const [peak, perRead, busy] = await Promise.all([
+          dashboard.inflightPeak(),
+          dashboard.bytesPerReadLive(),
+          dashboard.workerBusyFraction(),
+        ]);
+        return (peak ?? 0) > 0 && perRead !== null && perRead > 96 * 1024 && perRead <= 128 * 1024 && (busy ?? 0) > 0;
+      },
+      LIVE_TIMEOUT_MS,
+    );
+    expect(await dashboard.inflightPeak()).toBeGreaterThan(0);
+    const perRead = await dashboard.bytesPerReadLive();
+    expect(perRead).toBeGreaterThan(96 * 1024);
+    expect(perRead).toBeLessThanOrEqual(128 * 1024);
+    expect(await dashboard.workerBusyFraction()).toBeGreaterThan(0);
+    expect(await dashboard.connectionState()).toBe('live');
+
+    await dashboard.page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-dark.png'), fullPage: true });
+    await dashboard.toggleTheme();
+    await dashboard.page.waitForTimeout(500);
+    await dashboard.page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-light.png'), fullPage: true });
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  });
+
+  it('stops on SIGTERM and leaves no PostgreSQL running', async () => {
+    expect(existsSync(POSTMASTER_PID)).toBe(true);
+    const postmasterPid = Number(readFileSync(POSTMASTER_PID, 'utf8').split('\n')[0]);
+    expect(isAlive(postmasterPid)).toBe(true);
+    app.child.kill('SIGTERM');
+    expect(await app.exited).toBe(0);
+    expect(isAlive(postmasterPid)).toBe(false);
+    expect(existsSync(POSTMASTER_PID)).toBe(false);
+  });
+});

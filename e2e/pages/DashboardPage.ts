@@ -1,0 +1,63 @@
+import type { Page } from 'playwright-core';
+
+const UNIT_BYTES: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** Parses a figure as the UI prints it: "126.2 kB", "12 %", "7"; null for "–" or words. */
+export function parseFigure(text: string): number | null {
+  const match = /^(-?\d+(?:\.\d+)?)\s*(B|kB|MB|GB|%)?$/.exec(text.trim());
+  if (match === null) return null;
+  const value = Number(match[1]);
+  const unit = match[2];
+  if (unit === '%') return value / 100;
+  return unit === undefined ? value : value * (UNIT_BYTES[unit] ?? 1);
+}
+
+/** The dashboard as a user sees it: figures by what they mean, not by markup. */
+export class DashboardPage {
+  constructor(readonly page: Page) {}
+
+  async open(baseUrl: string): Promise<void> {
+    await this.page.goto(baseUrl);
+    await this.page.getByRole('heading', { name: 'Reads in flight' }).waitFor();
+  }
+
+  private async figure(testId: string): Promise<number | null> {
+    const locator = this.page.getByTestId(testId);
+    if ((await locator.count()) === 0) return null;
+    return parseFigure(await locator.innerText());
+  }
+
+  inflightPeak(): Promise<number | null> {
+    return this.figure('inflight-peak');
+  }
+
+  bytesPerReadLive(): Promise<number | null> {
+    return this.figure('bytes-per-read-live');
+  }
+
+  bytesPerReadExact(): Promise<number | null> {
+    return this.figure('bytes-per-read-exact');
+  }
+
+  workerBusyFraction(): Promise<number | null> {
+    return this.figure('worker-busy-fraction');
+  }
+
+  connectionState(): Promise<string> {
+    return this.page.getByTestId('connection-state').innerText();
+  }
+
+  async toggleTheme(): Promise<void> {
+    await this.page.getByRole('button', { name: 'switch colour theme' }).click();
+  }
+
+  /** Polls until `check` holds for the figures, or fails with the last values seen. */
+  async waitUntil(description: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await check()) return;
+      await this.page.waitForTimeout(500);
+    }
+    throw new Error(`timed out waiting for ${description}`);
+  }
+}

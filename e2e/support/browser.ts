@@ -1,0 +1,47 @@
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Debian's Chromium, headless. The network flags matter here: without them Chromium keeps trying
+ * to reach its own services, which this machine's closed network refuses.
+ */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface LaunchedBrowser {
+  browser: Browser;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<LaunchedBrowser> {
+  // Playwright gives each launch a new empty profile of its own and removes it on close.
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  return {
+    browser,
+    async close(): Promise<void> {
+      await browser.close();
+    },
+  };
+}
+
+/** Console messages that are expected and harmless; anything else at error level fails the test. */
+const ALLOWED_CONSOLE_ERRORS: RegExp[] = [];
+
+export function collectConsoleErrors(context: BrowserContext): string[] {
+  const errors: string[] = [];
+  context.on('console', (message) => {
+    if (message.type() === 'error' && !ALLOWED_CONSOLE_ERRORS.some((allowed) => allowed.test(message.text()))) {
+      errors.push(message.text());
+    }
+  });
+  context.on('weberror', (error) => errors.push(error.error().message));
+  return errors;
+}
