@@ -84,3 +84,13 @@ export const SERVER_INFO_SQL = `${QUERY_TAG} SELECT current_setting('server_vers
   coalesce(has_function_privilege(to_regprocedure('pg_get_aios()'), 'EXECUTE'), false) AS can_read_pg_aios,
   EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'pg_catalog.pg_stat_io'::regclass AND attname = 'read_bytes') AS stat_io_has_bytes,
   pg_has_role('pg_read_all_stats', 'USAGE') AS can_see_all_activity`;
+
+/** Everything the settings audit reads about settings, with where each value came from. */
+export const AUDIT_SETTINGS_SQL = `${QUERY_TAG} SELECT name, setting, unit, source, sourcefile, sourceline, boot_val, reset_val
+  FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name`;
+
+/** Per-tablespace I/O overrides (effective_io_concurrency, maintenance_io_concurrency). */
+export const AUDIT_TABLESPACES_SQL = `${QUERY_TAG} SELECT spcname, spcoptions FROM pg_tablespace ORDER BY spcname`;
+
+/** The build's configure line, to tell whether io_uring (liburing) is available. Superuser only. */
+export const AUDIT_PG_CONFIG_SQL = `${QUERY_TAG} SELECT setting FROM pg_config WHERE name = 'CONFIGURE'`;
