@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
-import { parse as parseConnectionString } from 'pg-connection-string';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import { SERVER_INFO_SQL, unsupportedVersionMessage, type ServerInfoQueryRow } from '@aioscope/core';
 import { buildApp } from './app.ts';
 import { REPO_ROOT, type AppConfig } from './config/config.ts';
@@ -57,8 +57,8 @@ export function describeConnection(config: ClientConfig, env: NodeJS.ProcessEnv)
 
 function externalClientConfig(config: AppConfig): ClientConfig {
   if (config.target.kind === 'url') {
-    const parsed = parseConnectionString(config.target.connectionString);
-    return { ...(parsed as ClientConfig), connectionString: config.target.connectionString };
+    // Fields, not the string: the relation resolver connects to other databases by overriding `database`.
+    return parseIntoClientConfig(config.target.connectionString);
   }
   return {}; // node-postgres reads PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD and ~/.pgpass itself
 }

@@ -11,6 +11,7 @@ export interface AioRow {
   blocks: number | null;
   fSync: boolean | null;
   fLocalmem: boolean | null;
+  targetDesc: string | null;
 }
 
 export interface ProcessRow {
@@ -18,6 +19,13 @@ export interface ProcessRow {
   backendType: string;
   waitEventType: string | null;
   waitEvent: string | null;
+  databaseOid: number | null;
+  database: string | null;
+  user: string | null;
+  state: string | null;
+  /** Server clock, epoch ms. */
+  queryStart: number | null;
+  queryPreview: string | null;
 }
 
 export interface FastTickSample {
@@ -53,7 +61,7 @@ function asBoolean(value: unknown): boolean | null {
   return typeof value === 'boolean' ? value : null;
 }
 
-/** Parses one `[pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem]`. */
+/** Parses one `[pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc]`. */
 export function parseAioRow(raw: unknown): AioRow | null {
   if (!Array.isArray(raw)) return null;
   const pid = asNumber(raw[0]);
@@ -73,16 +81,28 @@ export function parseAioRow(raw: unknown): AioRow | null {
     blocks: asNumber(raw[6]),
     fSync: asBoolean(raw[7]),
     fLocalmem: asBoolean(raw[8]),
+    targetDesc: asString(raw[9]),
   };
 }
 
-/** Parses one `[pid, backend_type, wait_event_type, wait_event]`. */
+/** Parses one `[pid, backend_type, wait_event_type, wait_event, datid, datname, usename, state, query_start, query]`. */
 export function parseProcessRow(raw: unknown): ProcessRow | null {
   if (!Array.isArray(raw)) return null;
   const pid = asNumber(raw[0]);
   const backendType = asString(raw[1]);
   if (pid === null || backendType === null) return null;
-  return { pid, backendType, waitEventType: asString(raw[2]), waitEvent: asString(raw[3]) };
+  return {
+    pid,
+    backendType,
+    waitEventType: asString(raw[2]),
+    waitEvent: asString(raw[3]),
+    databaseOid: asNumber(raw[4]),
+    database: asString(raw[5]),
+    user: asString(raw[6]),
+    state: asString(raw[7]),
+    queryStart: asNumber(raw[8]),
+    queryPreview: asString(raw[9]),
+  };
 }
 
 function parseList<T>(raw: unknown, parse: (item: unknown) => T | null): T[] {
@@ -110,7 +130,7 @@ export function ioKey(row: Pick<AioRow, 'pid' | 'ioId' | 'ioGeneration'>): strin
   return `${row.pid}:${row.ioId}:${row.ioGeneration}`;
 }
 
-function isRead(row: AioRow): boolean {
+export function isRead(row: AioRow): boolean {
   return row.operation === 'readv';
 }
 
@@ -131,6 +151,7 @@ export function buildLiveFrame(sample: FastTickSample, context: FrameContext): B
   const ioKeys = new Set<string>();
   let inflight: LiveFrame['inflight'] = null;
   let newReads: LiveFrame['newReads'] = null;
+  const byProcess: LiveFrame['byProcess'] = {};
 
   if (sample.aios !== null) {
     const total: CountAndBytes = { count: 0, bytes: 0 };
@@ -146,6 +167,9 @@ export function buildLiveFrame(sample: FastTickSample, context: FrameContext): B
       bucket.count += 1;
       bucket.bytes += bytes;
       if (row.state === 'SUBMITTED' && row.fSync !== true && row.fLocalmem !== true) workerBacklog += 1;
+      const perProcess = (byProcess[row.pid] ??= [0, 0]);
+      perProcess[0] += 1;
+      perProcess[1] += bytes;
 
       const key = ioKey(row);
       ioKeys.add(key);
@@ -186,6 +210,8 @@ export function buildLiveFrame(sample: FastTickSample, context: FrameContext): B
       newReads,
       ioWorkers,
       waits,
+      byProcess,
+      scans: [],
     },
     ioKeys,
   };

@@ -20,24 +20,31 @@ const AIO_WAITS_SQL_LIST = [
   .map((name) => `'${name}'`)
   .join(', ');
 
+/** Process columns, in the order parseProcessRow reads them. */
+const PROCESS_COLUMNS = `json_build_array(pid, backend_type, wait_event_type, wait_event, datid, datname, usename, state,
+    (extract(epoch FROM query_start) * 1000)::float8, left(query, 200))`;
+
 /**
- * Processes: every io worker (never filtered by state or datname, which drops them) and every
+ * Fast tick with pg_aios (PostgreSQL 18+, role can execute pg_get_aios()). pg_aios is read once
+ * (MATERIALIZED) and feeds both the I/O list and the choice of processes: every io worker (never
+ * filtered by state or datname, which drops them), every process with reads in flight, and every
  * process in an AIO-related wait. Compact arrays keep the 20-100 Hz payload small.
  */
-const PROCESSES_SUBQUERY = `(SELECT coalesce(json_agg(json_build_array(pid, backend_type, wait_event_type, wait_event)), '[]'::json)
+export const FAST_TICK_SQL = `${QUERY_TAG} WITH a AS MATERIALIZED (
+    SELECT pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc FROM pg_aios)
+  SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+  (SELECT coalesce(json_agg(json_build_array(pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc)), '[]'::json)
+     FROM a) AS aios,
+  (SELECT coalesce(json_agg(${PROCESS_COLUMNS}), '[]'::json)
      FROM pg_stat_activity
-    WHERE backend_type = 'io worker' OR wait_event IN (${AIO_WAITS_SQL_LIST})) AS procs`;
-
-/** Fast tick with pg_aios (PostgreSQL 18+, role can execute pg_get_aios()). */
-export const FAST_TICK_SQL = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
-  (SELECT coalesce(json_agg(json_build_array(pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem)), '[]'::json)
-     FROM pg_aios) AS aios,
-  ${PROCESSES_SUBQUERY}`;
+    WHERE backend_type = 'io worker' OR wait_event IN (${AIO_WAITS_SQL_LIST}) OR pid IN (SELECT pid FROM a)) AS procs`;
 
 /** Fast tick without pg_aios: older servers, or a role without pg_read_all_stats. */
 export const FAST_TICK_WITHOUT_AIOS_SQL = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
   NULL::json AS aios,
-  ${PROCESSES_SUBQUERY}`;
+  (SELECT coalesce(json_agg(${PROCESS_COLUMNS}), '[]'::json)
+     FROM pg_stat_activity
+    WHERE backend_type = 'io worker' OR wait_event IN (${AIO_WAITS_SQL_LIST})) AS procs`;
 
 /** pg_stat_io read counters, PostgreSQL 18+ (read_bytes exists). */
 export const STAT_IO_SQL_18 = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,

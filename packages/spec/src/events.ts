@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IoStatDelta, LiveFrame } from './frames.ts';
+import type { IoStatDelta, LiveFrame, ProcessView } from './frames.ts';
 import type { TargetStatus } from './targets.ts';
 
 /** Longest target id a client may send; ids are short slugs chosen by the server. */
@@ -24,6 +24,7 @@ export interface LiveSnapshot {
   frames: LiveFrame[];
   ioDeltas: IoStatDelta[];
   status: TargetStatus;
+  processes: ProcessView[];
 }
 
 export interface FrameEvent {
@@ -41,7 +42,15 @@ export interface StatusEvent {
   status: TargetStatus;
 }
 
+export interface ProcessesEvent {
+  targetId: string;
+  /** Server clock of the sample the list comes from, epoch ms. */
+  t: number;
+  processes: ProcessView[];
+}
+
 export interface ServerToClientEvents {
+  processes: (payload: ProcessesEvent) => void;
   snapshot: (payload: LiveSnapshot) => void;
   frame: (payload: FrameEvent) => void;
   ioDelta: (payload: IoDeltaEvent) => void;

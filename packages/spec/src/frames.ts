@@ -75,6 +75,68 @@ export interface LiveFrame {
   ioWorkers: IoWorkerSample[];
   /** Processes in each AIO-related wait event at the sample instant, by "backendType:waitEvent". */
   waits: Record<string, number>;
+  /** Reads in flight per issuing process at the sample instant: pid → [count, bytes]. */
+  byProcess: Record<number, [number, number]>;
+  /** Relation scans with reads in flight now or in the last seconds (the live scan map). */
+  scans: ScanView[];
+}
+
+/**
+ * One (process, relation) pair reading through AIO, reconstructed from pg_aios target_desc block
+ * ranges. Block numbers are relation-wide. The frontier is the furthest block known to be done:
+ * the end of reads that left pg_aios, or the start of the lowest read still in flight.
+ */
+export interface ScanView {
+  key: string;
+  pid: number;
+  /** What the process is doing, e.g. "SELECT", "VACUUM", "ANALYZE", "autovacuum". */
+  activity: string;
+  relation: {
+    databaseOid: number;
+    relfilenode: number;
+    fork: string;
+    /** schema.table, once resolved in its database; null until then or when it cannot be. */
+    name: string | null;
+    /** pg_relation_size / block size when resolved. */
+    blocks: number | null;
+  };
+  /** Block ranges [first, last] in flight at this sample. */
+  inflight: [number, number][];
+  frontier: number;
+  /** Furthest block ever seen in flight for this scan. */
+  furthest: number;
+  /** Furthest block in flight now minus the frontier; 0 when nothing is in flight. */
+  lookAheadBlocks: number;
+  /** frontier / blocks, 0..1; null until the relation size is known. */
+  progress: number | null;
+  /** Frontier advance over the server's clock, bytes per second, over the last 2 s; null until known. */
+  bytesPerSecond: number | null;
+  startedAt: number;
+  lastSeenAt: number;
+  /** No read in flight for SCAN_IDLE_MS: the scan ended or paused. */
+  ended: boolean;
+}
+
+/** A process doing I/O, as the processes table shows it (sent at 2 Hz, not per frame). */
+export interface ProcessView {
+  pid: number;
+  backendType: string;
+  database: string | null;
+  user: string | null;
+  state: string | null;
+  /** Server clock when the current statement began, epoch ms. */
+  queryStart: number | null;
+  /** The first 200 characters of the query; the whole text is fetched on demand. */
+  queryPreview: string | null;
+  waitEventType: string | null;
+  waitEvent: string | null;
+  readsInFlight: number;
+  bytesInFlight: number;
+  /** The concurrency limit that applies to its context, from the server's settings. */
+  limit: { name: string; value: number | null };
+  /** io_max_concurrency: the hard cap on one process's in-flight I/Os. */
+  ioMaxConcurrency: number | null;
+  activity: string;
 }
 
 /** Counter deltas from pg_stat_io between two stat ticks (reads of relations, all contexts). */

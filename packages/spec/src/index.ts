@@ -2,3 +2,4 @@ export * from './frames.ts';
 export * from './targets.ts';
 export * from './events.ts';
 export * from './audit.ts';
+export * from './api.ts';

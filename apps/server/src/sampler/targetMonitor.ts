@@ -3,11 +3,22 @@ import type pg from 'pg';
 import {
   FAST_TICK_SQL,
   FAST_TICK_WITHOUT_AIOS_SQL,
+  AUDIT_PG_CONFIG_SQL,
+  AUDIT_SETTINGS_SQL,
+  AUDIT_SETTING_NAMES,
+  AUDIT_TABLESPACES_SQL,
   IO_SETTING_NAMES,
+  QUERY_TAG,
+  auditSettings,
+  type AuditSettingRow,
+  type AuditTablespaceRow,
   SERVER_INFO_SQL,
   SETTINGS_SQL,
+  ScanTracker,
+  activityOf,
   appendBounded,
   buildLiveFrame,
+  buildProcessViews,
   diffIoCounters,
   parseCapabilities,
   parseFastTickRow,
@@ -22,14 +33,18 @@ import {
   type StatIoQueryRow,
 } from '@aioscope/core';
 import type {
+  AuditReport,
   Capabilities,
   ConnectionState,
   IoStatDelta,
   LiveFrame,
+  ProcessDetail,
+  ProcessView,
   ServerInfo,
   TargetStatus,
   TargetSummary,
 } from '@aioscope/spec';
+import { RelationResolver } from '../targets/relationResolver.ts';
 import type { TargetDefinition } from '../targets/target.ts';
 import { closeSession, describeDatabaseError, openSession } from './sessions.ts';
 import { startTicker, type Ticker } from './ticker.ts';
@@ -43,6 +58,8 @@ export const MAX_IO_DELTAS = 600;
 export const STAT_INTERVAL_MS = 1_000;
 /** Settings and privileges are re-read this often, and at once after a permission error. */
 export const SETTINGS_REFRESH_MS = 30_000;
+/** The processes table is sent at most this often: query texts need not travel at 20-100 Hz. */
+export const PROCESSES_INTERVAL_MS = 500;
 const FAST_STATEMENT_TIMEOUT_MS = 1_000;
 const STAT_STATEMENT_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -55,6 +72,7 @@ export interface TargetMonitorOptions {
 }
 
 type Listener<T> = (value: T) => void;
+
 
 /** A monitoring connection that reconnects with backoff and remembers why it last failed. */
 class MonitoringSession {
@@ -125,6 +143,11 @@ export class TargetMonitor {
   private readonly frameListeners = new Set<Listener<LiveFrame>>();
   private readonly deltaListeners = new Set<Listener<IoStatDelta>>();
   private readonly statusListeners = new Set<Listener<TargetStatus>>();
+  private readonly processListeners = new Set<Listener<{ t: number; processes: ProcessView[] }>>();
+  private readonly scanTracker = new ScanTracker();
+  private readonly resolver: RelationResolver;
+  private latestProcesses: ProcessView[] = [];
+  private processesSentAt = -Infinity;
   private server: ServerInfo | null = null;
   private capabilities: Capabilities | null = null;
   private previousIoKeys: Set<string> = new Set();
@@ -147,6 +170,7 @@ export class TargetMonitor {
     this.id = definition.id;
     this.fastSession = new MonitoringSession(definition, FAST_STATEMENT_TIMEOUT_MS);
     this.statSession = new MonitoringSession(definition, STAT_STATEMENT_TIMEOUT_MS);
+    this.resolver = new RelationResolver(definition.clientConfig);
   }
 
   start(): void {
@@ -165,7 +189,7 @@ export class TargetMonitor {
 
   async stop(): Promise<void> {
     for (const ticker of this.tickers.splice(0)) ticker.stop();
-    await Promise.all([this.fastSession.close(), this.statSession.close()]);
+    await Promise.all([this.fastSession.close(), this.statSession.close(), this.resolver.close()]);
   }
 
   summary(): TargetSummary {
@@ -202,6 +226,76 @@ export class TargetMonitor {
   onIoDelta(listener: Listener<IoStatDelta>): () => void {
     this.deltaListeners.add(listener);
     return () => this.deltaListeners.delete(listener);
+  }
+
+  onProcesses(listener: Listener<{ t: number; processes: ProcessView[] }>): () => void {
+    this.processListeners.add(listener);
+    return () => this.processListeners.delete(listener);
+  }
+
+  currentProcesses(): ProcessView[] {
+    return this.latestProcesses;
+  }
+
+  /** The full query text and per-backend I/O counters of one process, read on demand. */
+  async processDetail(pid: number): Promise<ProcessDetail | null> {
+    const client = await this.statSession.get();
+    if (client === null) throw new Error('not connected');
+    const activity = await client.query<{ query: string | null; backend_type: string }>(
+      `${QUERY_TAG} SELECT query, backend_type FROM pg_stat_activity WHERE pid = $1`,
+      [pid],
+    );
+    const row = activity.rows[0];
+    if (row === undefined) return null;
+    let backendIo: ProcessDetail['backendIo'] = null;
+    let backendIoUnavailable: string | null = null;
+    if ((this.server?.versionNum ?? 0) < 180000) {
+      backendIoUnavailable = 'pg_stat_get_backend_io() exists from PostgreSQL 18.';
+    } else if (row.backend_type === 'io worker') {
+      backendIoUnavailable = 'PostgreSQL keeps no per-backend I/O statistics for io workers.';
+    } else {
+      const io = await client.query<{ object: string; context: string; reads: number | null; read_bytes: number | null; read_time: number | null }>(
+        `${QUERY_TAG} SELECT object, context, reads::float8 AS reads, read_bytes::float8 AS read_bytes, read_time::float8 AS read_time
+           FROM pg_stat_get_backend_io($1) WHERE reads > 0 ORDER BY object, context`,
+        [pid],
+      );
+      backendIo = io.rows.map((r) => ({
+        object: r.object,
+        context: r.context,
+        reads: Number(r.reads ?? 0),
+        readBytes: Number(r.read_bytes ?? 0),
+        readTimeMs: Number(r.read_time ?? 0),
+      }));
+    }
+    return { pid, query: row.query, backendType: row.backend_type, backendIo, backendIoUnavailable };
+  }
+
+  /** Reads settings, tablespaces and (superuser only) the build's configure line, then applies the audit rules. */
+  async audit(): Promise<AuditReport> {
+    const client = await this.statSession.get();
+    if (client === null) throw new Error('not connected');
+    const info = await client.query<{ t: number; version_num: number }>(
+      `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t, current_setting('server_version_num')::int AS version_num`,
+    );
+    const settings = await client.query<AuditSettingRow>(AUDIT_SETTINGS_SQL, [AUDIT_SETTING_NAMES]);
+    const tablespaces = await client.query<AuditTablespaceRow>(AUDIT_TABLESPACES_SQL);
+    let configure: string | null = null;
+    try {
+      configure = (await client.query<{ setting: string }>(AUDIT_PG_CONFIG_SQL)).rows[0]?.setting ?? null;
+    } catch {
+      configure = null; // pg_config is readable by superusers only: the rule says it could not check
+    }
+    const row = info.rows[0];
+    return {
+      targetId: this.id,
+      checkedAt: Number(row?.t ?? Date.now()),
+      findings: auditSettings({
+        versionNum: Number(row?.version_num ?? 0),
+        settings: settings.rows,
+        tablespaces: tablespaces.rows,
+        configure,
+      }),
+    };
   }
 
   onStatus(listener: Listener<TargetStatus>): () => void {
@@ -247,12 +341,28 @@ export class TargetMonitor {
       const sampleMs = performance.now() - started;
       const row = result.rows[0];
       if (row === undefined) return;
-      const { frame, ioKeys } = buildLiveFrame(parseFastTickRow(row), {
+      const sample = parseFastTickRow(row);
+      const { frame, ioKeys } = buildLiveFrame(sample, {
         previousIoKeys: this.previousIoKeys,
         sampleMs,
         skippedTicks: this.skippedSinceFrame,
       });
       this.previousIoKeys = ioKeys;
+      const activityByPid = new Map(sample.processes.map((p) => [p.pid, activityOf(p.backendType, p.queryPreview)]));
+      if (sample.aios !== null) {
+        frame.scans = this.scanTracker.update({
+          t: sample.t,
+          aios: sample.aios,
+          activityByPid,
+          resolve: (file) => this.resolver.lookup(file),
+          blockSize: this.server?.blockSize ?? 8192,
+        });
+      }
+      this.latestProcesses = buildProcessViews(sample.processes, frame.byProcess, this.concurrencySettings());
+      if (sample.t - this.processesSentAt >= PROCESSES_INTERVAL_MS) {
+        this.processesSentAt = sample.t;
+        for (const listener of this.processListeners) listener({ t: sample.t, processes: this.latestProcesses });
+      }
       this.skippedSinceFrame = 0;
       this.record(frame);
       this.setState('live', this.degradedMessage());
@@ -272,6 +382,15 @@ export class TargetMonitor {
       }
       this.failed(error);
     }
+  }
+
+  private concurrencySettings(): { effectiveIoConcurrency: number | null; maintenanceIoConcurrency: number | null; ioMaxConcurrency: number | null } {
+    const value = (name: string): number | null => this.server?.settings.find((setting) => setting.name === name)?.value ?? null;
+    return {
+      effectiveIoConcurrency: value('effective_io_concurrency'),
+      maintenanceIoConcurrency: value('maintenance_io_concurrency'),
+      ioMaxConcurrency: value('io_max_concurrency'),
+    };
   }
 
   private degradedMessage(): string | null {

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { buildLiveFrame, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
+import { buildProcessViews } from './processes.ts';
+import { loadFixture } from './testFixtures.ts';
+
+const fixture = loadFixture<{ duringScan: FastTickQueryRow[] }>('pg18-fast-tick.json');
+const settings = { effectiveIoConcurrency: 16, maintenanceIoConcurrency: 16, ioMaxConcurrency: 64 };
+
+describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
+  it('lists the scanning backend with its reads in flight and every io worker', () => {
+    const row = fixture.duringScan.find((r) => Array.isArray(r.aios) && (r.aios as unknown[]).length > 0);
+    const sample = parseFastTickRow(row as FastTickQueryRow);
+    const { frame } = buildLiveFrame(sample, { previousIoKeys: new Set(), sampleMs: 1, skippedTicks: 0 });
+    const views = buildProcessViews(sample.processes, frame.byProcess, settings);
+    const backend = views.find((v) => v.backendType === 'client backend');
+    expect(backend?.readsInFlight).toBeGreaterThan(0);
+    expect(backend?.limit).toEqual({ name: 'effective_io_concurrency', value: 16 });
+    expect(backend?.queryPreview).toMatch(/count\(\*\)/);
+    expect(backend?.activity).toBe('SELECT');
+    expect(views.filter((v) => v.backendType === 'io worker')).toHaveLength(3);
+    expect(views[0]?.readsInFlight).toBe(Math.max(...views.map((v) => v.readsInFlight)));
+  });
+
+  it('uses maintenance_io_concurrency for VACUUM', () => {
+    const views = buildProcessViews(
+      [
+        {
+          pid: 7,
+          backendType: 'client backend',
+          waitEventType: 'IO',
+          waitEvent: 'AioIoCompletion',
+          databaseOid: 5,
+          database: 'postgres',
+          user: 'u',
+          state: 'active',
+          queryStart: 1,
+          queryPreview: 'VACUUM big',
+        },
+      ],
+      { 7: [3, 3 * 131072] },
+      { ...settings, maintenanceIoConcurrency: 10 },
+    );
+    expect(views[0]?.limit).toEqual({ name: 'maintenance_io_concurrency', value: 10 });
+    expect(views[0]?.bytesInFlight).toBe(3 * 131072);
+  });
+});
