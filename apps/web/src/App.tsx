@@ -2,9 +2,16 @@ import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import { useTargets } from './api/targets.ts';
 import { WINDOW_MS } from './live/liveStore.ts';
 import { useLiveTarget, useThrottledClock } from './live/useLiveTarget.ts';
+import { AuditPanel } from './panels/AuditPanel.tsx';
+import { Banner } from './panels/Banner.tsx';
 import { BytesPerReadPanel } from './panels/BytesPerReadPanel.tsx';
 import { Header } from './panels/Header.tsx';
 import { InflightPanel } from './panels/InflightPanel.tsx';
+import { ProcessDetailPanel } from './panels/ProcessDetailPanel.tsx';
+import { ProcessesPanel } from './panels/ProcessesPanel.tsx';
+import { ReadCombiningPanel } from './panels/ReadCombiningPanel.tsx';
+import { ScanMapPanel } from './panels/ScanMapPanel.tsx';
+import { WaitEventsPanel } from './panels/WaitEventsPanel.tsx';
 import { WorkerPanel } from './panels/WorkerPanel.tsx';
 
 type Theme = 'dark' | 'light';
@@ -27,6 +34,7 @@ export function App(): ReactNode {
   const store = useLiveTarget(target?.id ?? null);
   const now = useThrottledClock(store);
   const [theme, setTheme] = useState<Theme>(initialTheme);
+  const [selectedPid, setSelectedPid] = useState<number | null>(null);
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme;
@@ -39,6 +47,8 @@ export function App(): ReactNode {
   const frames = useMemo(() => store.frames.filter((frame) => frame.t >= domain[0]), [store, domain]);
   const deltas = store.deltas.slice();
   const bucketMs = bucketMsFor(target?.sampleRateHz ?? 20);
+  const latest = frames[frames.length - 1];
+  const processes = store.processes;
 
   return (
     <div className="app">
@@ -52,11 +62,40 @@ export function App(): ReactNode {
       {targets.error ? (
         <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
       ) : null}
+      <Banner target={target} />
       <main className="panels">
         <InflightPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
         <BytesPerReadPanel frames={frames} deltas={deltas} domain={domain} target={target} />
         <WorkerPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
       </main>
+      <section className="panels panels-wide">
+        <ScanMapPanel latest={latest} target={target} selectedPid={selectedPid} onSelectPid={setSelectedPid} />
+      </section>
+      <section className="panels panels-split">
+        <ProcessesPanel
+          processes={processes}
+          target={target}
+          serverNow={serverNow}
+          selectedPid={selectedPid}
+          onSelectPid={setSelectedPid}
+        />
+        <ProcessDetailPanel
+          pid={selectedPid}
+          process={processes.find((process) => process.pid === selectedPid)}
+          frames={frames}
+          domain={domain}
+          bucketMs={bucketMs}
+          target={target}
+          onClose={() => setSelectedPid(null)}
+        />
+      </section>
+      <section className="panels">
+        <ReadCombiningPanel frames={frames} deltas={deltas} target={target} />
+        <WaitEventsPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
+      </section>
+      <section className="panels panels-wide">
+        <AuditPanel target={target} />
+      </section>
       <footer className="app-footer">
         Window: last {WINDOW_MS / 1000} s on the server&apos;s clock. Hover a figure marked (i) for what it is and where
         it comes from.

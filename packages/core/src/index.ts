@@ -9,3 +9,4 @@ export * from './targetDesc.ts';
 export * from './scans.ts';
 export * from './processes.ts';
 export * from './audit.ts';
+export * from './saturation.ts';

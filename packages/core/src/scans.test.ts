@@ -81,9 +81,49 @@ describe('ScanTracker', () => {
 
   it('reaches 100 % when the last read leaves pg_aios', () => {
     const update = tracker();
-    update(0, [read(1, 1, 1, 984, 999)]);
+    update(0, [read(1, 1, 1, 16, 31)]);
+    update(20, [read(1, 2, 1, 984, 999)]);
     const [scan] = update(50, []);
+    expect(scan?.startBlock).toBe(0);
     expect(scan?.progress).toBe(1);
+    expect(scan?.completed).toBe(true);
+  });
+
+  it('follows a synchronized scan that joins mid-table and wraps around', () => {
+    const update = tracker();
+    let [scan] = update(0, [read(1, 1, 1, 500, 515)]);
+    expect(scan?.startBlock).toBe(500);
+    expect(scan?.blocksDone).toBe(0);
+    update(10, [read(1, 2, 1, 984, 999)]);
+    [scan] = update(20, [read(1, 3, 1, 0, 15)]);
+    expect(scan?.blocksDone).toBe(500);
+    expect(scan?.frontier).toBe(0);
+    expect(scan?.completed).toBe(false);
+    update(30, [read(1, 4, 1, 480, 495)]);
+    [scan] = update(40, []);
+    expect(scan?.blocksDone).toBe(996);
+    // Ended after wrapping, 4 blocks short of where it was first seen: those were read before.
+    [scan] = update(40 + SCAN_IDLE_MS + 1, []);
+    expect(scan?.completed).toBe(true);
+    expect(scan?.progress).toBe(1);
+  });
+
+  it("keeps following a scan that pauses its own I/O (riding another scan's buffers)", () => {
+    const update = tracker();
+    update(0, [read(1, 1, 1, 0, 15)]);
+    const [scan] = update(SCAN_IDLE_MS * 3, [read(1, 2, 1, 400, 415)]);
+    expect(scan?.startedAt).toBe(0);
+    expect(scan?.blocksDone).toBe(400);
+  });
+
+  it('does not call a scan that stopped half way complete', () => {
+    const update = tracker();
+    update(0, [read(1, 1, 1, 0, 15)]);
+    update(10, [read(1, 2, 1, 400, 415)]);
+    const [scan] = update(10 + SCAN_IDLE_MS + 1, []);
+    expect(scan?.ended).toBe(true);
+    expect(scan?.completed).toBe(false);
+    expect(scan?.progress).toBeCloseTo(0.416);
   });
 
   it('measures speed from the frontier over the server clock', () => {
@@ -102,6 +142,24 @@ describe('ScanTracker', () => {
     const later = update(SCAN_IDLE_MS + 10, [read(2, 2, 1, 516, 531)]);
     expect(later.find((v) => v.pid === 1)?.ended).toBe(true);
     expect(later.find((v) => v.pid === 2)?.ended).toBe(false);
+  });
+
+  it('starts a new scan when the same process reads the relation again after a pause or from the start', () => {
+    const update = tracker();
+    update(0, [read(1, 1, 1, 0, 15)]);
+    update(10, [read(1, 1, 2, 984, 999)]);
+    update(50, []);
+    const [again] = update(50 + SCAN_IDLE_MS + 100, [read(1, 2, 1, 0, 15)]);
+    expect(again?.blocksDone).toBe(0);
+    expect(again?.startedAt).toBe(50 + SCAN_IDLE_MS + 100);
+    update(2000, [read(1, 3, 1, 600, 615)]);
+    const [rescan] = update(3000, [read(1, 3, 2, 0, 15)]);
+    expect(rescan?.blocksDone).toBe(0);
+    expect(rescan?.startedAt).toBe(3000);
+    const jump = tracker();
+    jump(0, [read(1, 1, 1, 5000, 5015)]);
+    const [back] = jump(10, [read(1, 2, 1, 0, 15)]);
+    expect(back?.startedAt).toBe(10);
   });
 
   it('treats segment files as one relation with relation-wide blocks', () => {

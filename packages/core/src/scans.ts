@@ -8,6 +8,8 @@ export const SCAN_IDLE_MS = 1_000;
 export const SCAN_RETENTION_MS = 15_000;
 /** Frontier speed is measured over this much server time. */
 export const SCAN_RATE_WINDOW_MS = 2_000;
+/** A read this far below the frontier means the process started over: a new scan. */
+export const RESTART_BACKWARD_BLOCKS = 1024;
 /** At most this many scans are tracked; the least recently seen are dropped first. */
 export const MAX_TRACKED_SCANS = 64;
 
@@ -26,16 +28,36 @@ interface ScanState {
   pid: number;
   file: RelationFile;
   activity: string;
-  frontier: number;
-  furthest: number;
+  /** First block of the scan: where it was first seen, or 0 when first seen near the start. */
+  startBlock: number;
+  /** Blocks done, counted in scan order from startBlock (a synchronized scan wraps around). */
+  done: number;
+  /** Furthest scan-order distance seen in flight. */
+  furthestDistance: number;
   startedAt: number;
   lastSeenAt: number;
   /** Reads of this scan in the previous sample, by I/O identity. */
   reads: Map<string, ReadSeen>;
-  /** (server time, frontier) pairs over the rate window. */
-  history: { t: number; frontier: number }[];
+  /** (server time, blocks done) pairs over the rate window. */
+  history: { t: number; done: number }[];
   inflight: [number, number][];
+  completed: boolean;
 }
+
+/**
+ * A scan first seen this close to block 0 is taken to have started at block 0: the sampler
+ * cannot see reads that began and ended before its first sample.
+ */
+export const START_SNAP_BLOCKS = 64;
+
+/**
+ * A synchronized sequential scan (synchronize_seqscans, on by default) joins another scan of the
+ * same table where it is, reads to the end and wraps around to where it joined. Its first blocks
+ * are often hits on buffers the other scan just read, so its own first read comes later than its
+ * true start. Ended after wrapping, within this share of the table of where its reads were first
+ * seen, it is taken as complete (and the view says how it was judged).
+ */
+export const WRAP_CLOSE_FRACTION = 0.05;
 
 export interface ScanUpdate {
   t: number;
@@ -47,64 +69,102 @@ export interface ScanUpdate {
 }
 
 /**
- * The live scan map's memory: per (process, relation fork), the block ranges in flight, the
- * frontier reached, look-ahead and speed. Fed one pg_aios sample at a time; pure apart from its
- * own state, so it is unit-tested with recorded samples.
+ * The live scan map's memory: per (process, relation fork), the block ranges in flight, how far
+ * the scan got, look-ahead and speed. Fed one pg_aios sample at a time; pure apart from its own
+ * state, so it is unit-tested with recorded samples.
  */
 export class ScanTracker {
   private readonly scans = new Map<string, ScanState>();
 
   update(input: ScanUpdate): ScanView[] {
     const seenNow = new Map<string, Map<string, ReadSeen>>();
+    const reads: { key: string; id: string; first: number; last: number; pid: number; file: RelationFile }[] = [];
     for (const row of input.aios) {
       if (!isRead(row)) continue;
       const desc = parseTargetDesc(row.targetDesc);
       if (desc === null || desc.firstBlock === null || desc.lastBlock === null) continue;
-      const key = `${row.pid}:${relationKey(desc.file)}`;
-      let scan = this.scans.get(key);
-      if (scan === undefined) {
+      reads.push({
+        key: `${row.pid}:${relationKey(desc.file)}`,
+        id: ioKey(row),
+        first: desc.firstBlock,
+        last: desc.lastBlock,
+        pid: row.pid,
+        file: desc.file,
+      });
+    }
+    // New scans start at the lowest block they show in their first sample.
+    const lowestByKey = new Map<string, number>();
+    for (const read of reads) lowestByKey.set(read.key, Math.min(lowestByKey.get(read.key) ?? Infinity, read.first));
+
+    for (const read of reads) {
+      let scan = this.scans.get(read.key);
+      const total = scan === undefined ? undefined : this.totalBlocks(scan, input);
+      // A read behind where the scan got (or any read after it completed) starts a new scan. A
+      // pause alone does not: a scan riding another's buffers (hits) issues no I/O for a while.
+      const restarted =
+        scan !== undefined &&
+        !seenNow.has(read.key) &&
+        (scan.completed || distanceOf(scan, read.first, total) < scan.done - RESTART_BACKWARD_BLOCKS);
+      if (scan === undefined || restarted) {
+        const lowest = lowestByKey.get(read.key) ?? read.first;
         scan = {
-          key,
-          pid: row.pid,
-          file: desc.file,
-          activity: input.activityByPid.get(row.pid) ?? 'reading',
-          frontier: desc.firstBlock,
-          furthest: desc.lastBlock,
+          key: read.key,
+          pid: read.pid,
+          file: read.file,
+          activity: input.activityByPid.get(read.pid) ?? 'reading',
+          startBlock: lowest <= START_SNAP_BLOCKS ? 0 : lowest,
+          done: 0,
+          furthestDistance: 0,
           startedAt: input.t,
           lastSeenAt: input.t,
           reads: new Map(),
           history: [],
           inflight: [],
+          completed: false,
         };
-        this.scans.set(key, scan);
+        scan.done = distanceOf(scan, lowest, undefined);
+        this.scans.set(read.key, scan);
       }
-      const reads = seenNow.get(key) ?? new Map<string, ReadSeen>();
-      reads.set(ioKey(row), { first: desc.firstBlock, last: desc.lastBlock });
-      seenNow.set(key, reads);
+      const sampleReads = seenNow.get(read.key) ?? new Map<string, ReadSeen>();
+      sampleReads.set(read.id, { first: read.first, last: read.last });
+      seenNow.set(read.key, sampleReads);
     }
 
     for (const scan of this.scans.values()) {
+      const total = this.totalBlocks(scan, input);
       const now = seenNow.get(scan.key) ?? new Map<string, ReadSeen>();
       // Reads that left pg_aios since the previous sample are done: their end is reached.
       for (const [id, read] of scan.reads) {
-        if (!now.has(id)) scan.frontier = Math.max(scan.frontier, read.last + 1);
+        if (!now.has(id)) scan.done = Math.max(scan.done, distanceOf(scan, read.last, total) + 1);
       }
       if (now.size > 0) {
         let lowest = Infinity;
         let highest = -Infinity;
         for (const read of now.values()) {
-          lowest = Math.min(lowest, read.first);
-          highest = Math.max(highest, read.last);
+          lowest = Math.min(lowest, distanceOf(scan, read.first, total));
+          highest = Math.max(highest, distanceOf(scan, read.last, total));
         }
-        // Reads are issued in block order: everything below the lowest one in flight was read.
-        scan.frontier = Math.max(scan.frontier, lowest);
-        scan.furthest = Math.max(scan.furthest, highest);
+        // Reads are issued in scan order: everything before the lowest one in flight was read.
+        scan.done = Math.max(scan.done, lowest);
+        scan.furthestDistance = Math.max(scan.furthestDistance, highest);
         scan.lastSeenAt = input.t;
         scan.activity = input.activityByPid.get(scan.pid) ?? scan.activity;
       }
+      if (total !== undefined) {
+        scan.done = Math.min(scan.done, total);
+        const ended = input.t - scan.lastSeenAt > SCAN_IDLE_MS;
+        const wrapped = scan.startBlock > 0 && scan.done > total - scan.startBlock;
+        if (
+          scan.done >= total ||
+          (ended && wrapped && total - scan.done <= Math.max(START_SNAP_BLOCKS, total * WRAP_CLOSE_FRACTION))
+        ) {
+          scan.done = total;
+          scan.completed = true;
+        }
+      }
       scan.reads = now;
       scan.inflight = mergeRanges([...now.values()].map((read) => [read.first, read.last]));
-      scan.history.push({ t: input.t, frontier: scan.frontier });
+      scan.history.push({ t: input.t, done: scan.done });
       while (scan.history.length > 2 && (scan.history[0]?.t ?? input.t) < input.t - SCAN_RATE_WINDOW_MS) {
         scan.history.shift();
       }
@@ -112,6 +172,11 @@ export class ScanTracker {
 
     this.forgetOld(input.t);
     return [...this.scans.values()].map((scan) => this.view(scan, input));
+  }
+
+  private totalBlocks(scan: ScanState, input: ScanUpdate): number | undefined {
+    const blocks = input.resolve(scan.file)?.blocks;
+    return blocks !== undefined && blocks > 0 ? blocks : undefined;
   }
 
   private forgetOld(t: number): void {
@@ -126,12 +191,16 @@ export class ScanTracker {
 
   private view(scan: ScanState, input: ScanUpdate): ScanView {
     const resolved = input.resolve(scan.file);
-    const blocks = resolved?.blocks ?? null;
+    const total = this.totalBlocks(scan, input);
     const oldest = scan.history[0];
     const newest = scan.history[scan.history.length - 1];
     const span = oldest !== undefined && newest !== undefined ? newest.t - oldest.t : 0;
     const ended = input.t - scan.lastSeenAt > SCAN_IDLE_MS;
-    const highestNow = scan.inflight.reduce((max, [, last]) => Math.max(max, last), -Infinity);
+    const highestNow = scan.inflight.reduce(
+      (max, [first, last]) => Math.max(max, distanceOf(scan, last, total), distanceOf(scan, first, total)),
+      -Infinity,
+    );
+    const frontier = total === undefined ? scan.startBlock + scan.done : (scan.startBlock + scan.done) % total;
     return {
       key: scan.key,
       pid: scan.pid,
@@ -141,22 +210,35 @@ export class ScanTracker {
         relfilenode: scan.file.relfilenode,
         fork: scan.file.fork,
         name: resolved?.name ?? null,
-        blocks,
+        blocks: resolved?.blocks ?? null,
       },
       inflight: scan.inflight,
-      frontier: scan.frontier,
-      furthest: scan.furthest,
-      lookAheadBlocks: scan.inflight.length > 0 ? Math.max(0, highestNow + 1 - scan.frontier) : 0,
-      progress: blocks !== null && blocks > 0 ? Math.min(1, scan.frontier / blocks) : null,
+      startBlock: scan.startBlock,
+      blocksDone: scan.done,
+      frontier: scan.completed && total !== undefined && scan.startBlock === 0 ? total : frontier,
+      furthest:
+        total === undefined
+          ? scan.startBlock + scan.furthestDistance
+          : (scan.startBlock + scan.furthestDistance) % total,
+      lookAheadBlocks: scan.inflight.length > 0 ? Math.max(0, highestNow + 1 - scan.done) : 0,
+      progress: total !== undefined ? Math.min(1, scan.done / total) : null,
+      completed: scan.completed,
       bytesPerSecond:
         span >= 200 && oldest !== undefined && newest !== undefined && !ended
-          ? ((newest.frontier - oldest.frontier) * input.blockSize * 1000) / span
+          ? ((newest.done - oldest.done) * input.blockSize * 1000) / span
           : null,
       startedAt: scan.startedAt,
       lastSeenAt: scan.lastSeenAt,
       ended,
     };
   }
+}
+
+/** Blocks from the scan's start to `block` in scan order, wrapping when the relation size is known. */
+function distanceOf(scan: Pick<ScanState, 'startBlock'>, block: number, total: number | undefined): number {
+  const distance = block - scan.startBlock;
+  if (distance >= 0 || total === undefined) return distance;
+  return distance + total;
 }
 
 /** Merges overlapping or adjacent [first, last] ranges, sorted. */

@@ -84,7 +84,8 @@ export interface LiveFrame {
 /**
  * One (process, relation) pair reading through AIO, reconstructed from pg_aios target_desc block
  * ranges. Block numbers are relation-wide. The frontier is the furthest block known to be done:
- * the end of reads that left pg_aios, or the start of the lowest read still in flight.
+ * the end of reads that left pg_aios, or the start of the lowest read still in flight, counted in
+ * scan order from where the scan started.
  */
 export interface ScanView {
   key: string;
@@ -102,13 +103,23 @@ export interface ScanView {
   };
   /** Block ranges [first, last] in flight at this sample. */
   inflight: [number, number][];
+  /**
+   * Where the scan started: the lowest block of its first sample (0 when that is near 0). A
+   * synchronized seqscan starts mid-table and wraps around to it.
+   */
+  startBlock: number;
+  /** Blocks read, counted from startBlock in scan order. */
+  blocksDone: number;
+  /** Block the scan has reached (relation-wide block number). */
   frontier: number;
   /** Furthest block ever seen in flight for this scan. */
   furthest: number;
   /** Furthest block in flight now minus the frontier; 0 when nothing is in flight. */
   lookAheadBlocks: number;
-  /** frontier / blocks, 0..1; null until the relation size is known. */
+  /** blocksDone / blocks, 0..1; null until the relation size is known. */
   progress: number | null;
+  /** The scan read the whole relation (reached its end, or wrapped around to where it started). */
+  completed: boolean;
   /** Frontier advance over the server's clock, bytes per second, over the last 2 s; null until known. */
   bytesPerSecond: number | null;
   startedAt: number;

@@ -8,6 +8,8 @@ export const DEMO_TABLE = `${DEMO_SCHEMA}.scan_me`;
 const BYTES_PER_ROW_ESTIMATE = 270;
 
 export interface DemoTableInfo {
+  /** Schema-qualified name. */
+  name: string;
   relationBytes: number;
   blocks: number;
   /** Absolute paths of the table's segment files. */
@@ -47,16 +49,18 @@ export async function ensureDemoTable(
 export async function describeDemoTable(
   client: ClientBase,
   resolveDataPath: (relative: string) => string,
+  table: string = DEMO_TABLE,
 ): Promise<DemoTableInfo> {
   const result = await client.query<{ path: string; bytes: string; block_size: string }>(
     `SELECT pg_relation_filepath($1::regclass) AS path, pg_relation_size($1::regclass)::text AS bytes,
             current_setting('block_size') AS block_size`,
-    [DEMO_TABLE],
+    [table],
   );
   const row = result.rows[0];
-  if (row === undefined) throw new Error('demo table not found');
+  if (row === undefined) throw new Error(`table ${table} not found`);
   const relationBytes = Number(row.bytes);
   return {
+    name: table,
     relationBytes,
     blocks: relationBytes / Number(row.block_size),
     files: segmentPaths(resolveDataPath(row.path), relationBytes),
@@ -68,7 +72,7 @@ export async function describeDemoTable(
  * dirty buffer to the OS first), then from the OS page cache. Returns the OS residency measured after.
  */
 export async function makeDemoTableCold(client: ClientBase, table: DemoTableInfo): Promise<number> {
-  await client.query(`SELECT pg_buffercache_evict_relation($1::regclass)`, [DEMO_TABLE]);
+  await client.query(`SELECT pg_buffercache_evict_relation($1::regclass)`, [table.name]);
   await dropFromOsCache(table.files);
   return osCacheResidency(table.files);
 }

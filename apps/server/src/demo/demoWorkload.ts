@@ -4,6 +4,16 @@ import { DEMO_TABLE, makeDemoTableCold, type DemoTableInfo } from './demoTable.t
 
 /** Concurrent scanners per burst: two processes reading at once make worker sharing visible. */
 export const DEMO_SCANNERS = 2;
+/**
+ * Two kinds of scan side by side: one I/O-bound (reads as fast as storage allows), one CPU-bound
+ * (an md5 per row), whose completed reads wait in pg_aios for the backend to reach them, so its
+ * look-ahead and progress are easy to follow on the scan map.
+ */
+export const DEMO_SCANS = [
+  `SELECT count(*) FROM ${DEMO_TABLE}`,
+  `SELECT count(*) FILTER (WHERE md5(repeat(payload, 4)) LIKE '00%') FROM ${DEMO_TABLE}`,
+];
+
 /** Pause between bursts, so a newcomer sees reads start and stop. */
 export const DEMO_PAUSE_MS = 1_500;
 
@@ -45,6 +55,9 @@ export class DemoWorkload {
     await client.connect();
     // One process per scan: parallel workers would split it and blur the picture.
     await client.query('SET max_parallel_workers_per_gather = 0');
+    // Each scan reads the table itself from block 0: a synchronized scan would ride the other's
+    // buffers (hits, no I/O of its own) for part of its way.
+    await client.query('SET synchronize_seqscans = off');
     this.sessions.push(client);
     return client;
   }
@@ -60,7 +73,9 @@ export class DemoWorkload {
         while (!this.stopped && control !== undefined) {
           const osResidencyBefore = await makeDemoTableCold(control, this.table);
           const started = performance.now();
-          await Promise.all(scanners.map((scanner) => scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`)));
+          await Promise.all(
+            scanners.map((scanner, index) => scanner.query(DEMO_SCANS[index % DEMO_SCANS.length] ?? '')),
+          );
           this.events.onBurst?.({ ms: performance.now() - started, osResidencyBefore });
           await this.pause(DEMO_PAUSE_MS);
         }

@@ -51,7 +51,9 @@ export function createLiveHub(httpServer: HttpServer, monitors: ReadonlyMap<stri
     monitor.onFrame((frame) => io.to(room).volatile.emit('frame', { targetId: monitor.id, frame }));
     monitor.onIoDelta((delta) => io.to(room).volatile.emit('ioDelta', { targetId: monitor.id, delta }));
     monitor.onStatus((status) => io.to(room).emit('status', { targetId: monitor.id, status }));
-    monitor.onProcesses(({ t, processes }) => io.to(room).volatile.emit('processes', { targetId: monitor.id, t, processes }));
+    monitor.onProcesses(({ t, processes }) =>
+      io.to(room).volatile.emit('processes', { targetId: monitor.id, t, processes }),
+    );
   }
 
   io.on('connection', (socket: LiveSocket) => {

@@ -73,7 +73,6 @@ export interface TargetMonitorOptions {
 
 type Listener<T> = (value: T) => void;
 
-
 /** A monitoring connection that reconnects with backoff and remembers why it last failed. */
 class MonitoringSession {
   client: pg.Client | null = null;
@@ -254,7 +253,13 @@ export class TargetMonitor {
     } else if (row.backend_type === 'io worker') {
       backendIoUnavailable = 'PostgreSQL keeps no per-backend I/O statistics for io workers.';
     } else {
-      const io = await client.query<{ object: string; context: string; reads: number | null; read_bytes: number | null; read_time: number | null }>(
+      const io = await client.query<{
+        object: string;
+        context: string;
+        reads: number | null;
+        read_bytes: number | null;
+        read_time: number | null;
+      }>(
         `${QUERY_TAG} SELECT object, context, reads::float8 AS reads, read_bytes::float8 AS read_bytes, read_time::float8 AS read_time
            FROM pg_stat_get_backend_io($1) WHERE reads > 0 ORDER BY object, context`,
         [pid],
@@ -283,7 +288,7 @@ export class TargetMonitor {
     try {
       configure = (await client.query<{ setting: string }>(AUDIT_PG_CONFIG_SQL)).rows[0]?.setting ?? null;
     } catch {
-      configure = null; // pg_config is readable by superusers only: the rule says it could not check
+      // pg_config is readable by superusers only: configure stays null and the rule says it could not check.
     }
     const row = info.rows[0];
     return {
@@ -384,8 +389,13 @@ export class TargetMonitor {
     }
   }
 
-  private concurrencySettings(): { effectiveIoConcurrency: number | null; maintenanceIoConcurrency: number | null; ioMaxConcurrency: number | null } {
-    const value = (name: string): number | null => this.server?.settings.find((setting) => setting.name === name)?.value ?? null;
+  private concurrencySettings(): {
+    effectiveIoConcurrency: number | null;
+    maintenanceIoConcurrency: number | null;
+    ioMaxConcurrency: number | null;
+  } {
+    const value = (name: string): number | null =>
+      this.server?.settings.find((setting) => setting.name === name)?.value ?? null;
     return {
       effectiveIoConcurrency: value('effective_io_concurrency'),
       maintenanceIoConcurrency: value('maintenance_io_concurrency'),

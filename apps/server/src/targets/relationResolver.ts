@@ -42,7 +42,8 @@ export class RelationResolver {
     const key = `${file.databaseOid}/${file.tablespaceOid}/${file.relfilenode}/${file.fork}`;
     const entry = this.cache.get(key);
     const now = Date.now();
-    const stale = entry === undefined || now - entry.readAt > (entry.value === null ? RETRY_AFTER_MS : REFRESH_AFTER_MS);
+    const stale =
+      entry === undefined || now - entry.readAt > (entry.value === null ? RETRY_AFTER_MS : REFRESH_AFTER_MS);
     if (stale && !this.pending.has(key) && !this.closed) {
       this.pending.add(key);
       void this.resolve(file)
@@ -69,7 +70,11 @@ export class RelationResolver {
     const pool = await this.poolFor(file.databaseOid === 0 ? null : file.databaseOid);
     if (pool === null) return null;
     const tablespace = file.tablespaceOid === 1663 ? 0 : file.tablespaceOid;
-    const result = await pool.query<{ name: string; blocks: number }>(RELATION_SQL, [tablespace, file.relfilenode, file.fork]);
+    const result = await pool.query<{ name: string; blocks: number }>(RELATION_SQL, [
+      tablespace,
+      file.relfilenode,
+      file.fork,
+    ]);
     const row = result.rows[0];
     return row === undefined ? null : { name: row.name, blocks: Number(row.blocks) };
   }

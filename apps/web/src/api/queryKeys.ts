@@ -2,4 +2,6 @@
 export const queryKeys = {
   targets: () => ['targets'] as const,
   target: (id: string) => ['targets', id] as const,
+  audit: (id: string) => ['targets', id, 'audit'] as const,
+  process: (id: string, pid: number) => ['targets', id, 'processes', pid] as const,
 };

@@ -39,6 +39,8 @@ export interface TimeSeriesChartProps {
   yTicks?: number[];
   references?: ReferenceMark[];
   height?: number;
+  /** Dots on line charts (useful for sparse series such as 1 Hz deltas). */
+  dots?: boolean;
   ariaLabel: string;
 }
 
@@ -66,6 +68,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
     yTicks,
     references = [],
     height = 190,
+    dots = true,
   } = props;
   const xTicks = useMemo(() => relativeTicks(domain), [domain]);
   const xAxis = (
@@ -151,7 +154,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
                 type="linear"
                 stroke={s.color}
                 strokeWidth={2}
-                dot={{ r: 2 }}
+                dot={dots ? { r: 2 } : false}
                 isAnimationActive={false}
                 connectNulls={false}
               />

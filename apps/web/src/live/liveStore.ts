@@ -1,5 +1,5 @@
 import { appendBounded, trimBefore } from '@aioscope/core';
-import type { IoStatDelta, LiveFrame, LiveSnapshot, TargetStatus } from '@aioscope/spec';
+import type { IoStatDelta, LiveFrame, LiveSnapshot, ProcessView, TargetStatus } from '@aioscope/spec';
 
 /** The rolling window every panel shows. */
 export const WINDOW_MS = 60_000;
@@ -18,6 +18,7 @@ export class LiveStore {
   frames: LiveFrame[] = [];
   deltas: IoStatDelta[] = [];
   status: TargetStatus | null = null;
+  processes: ProcessView[] = [];
   socketState: SocketState = 'connecting';
   socketError: string | null = null;
   /** Browser clock minus server clock at the newest frame: maps "now" onto the server's timeline. */
@@ -29,6 +30,7 @@ export class LiveStore {
     this.frames = snapshot.frames.slice(-MAX_CLIENT_FRAMES);
     this.deltas = snapshot.ioDeltas.slice(-MAX_CLIENT_DELTAS);
     this.status = snapshot.status;
+    this.processes = snapshot.processes;
     const newest = this.frames[this.frames.length - 1];
     if (newest !== undefined) this.noteReceived(newest.t);
     this.version++;
@@ -43,6 +45,11 @@ export class LiveStore {
 
   addDelta(delta: IoStatDelta): void {
     appendBounded(this.deltas, delta, MAX_CLIENT_DELTAS);
+    this.version++;
+  }
+
+  setProcesses(processes: ProcessView[]): void {
+    this.processes = processes;
     this.version++;
   }
 

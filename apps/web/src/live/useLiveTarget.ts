@@ -38,6 +38,9 @@ export function useLiveTarget(targetId: string | null): LiveStore {
     socket.on('ioDelta', (event) => {
       if (event.targetId === targetId) store.addDelta(event.delta);
     });
+    socket.on('processes', (event) => {
+      if (event.targetId === targetId) store.setProcesses(event.processes);
+    });
     socket.on('status', (event) => {
       if (event.targetId === targetId) store.setStatus(event.status);
     });

@@ -1,22 +1,61 @@
 import { useMemo, type ReactNode } from 'react';
-import { bucketize, summarizeLiveWindow, type BucketRow } from '@aioscope/core';
+import { bucketize, summarizeLiveWindow, workerVerdict, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
-import { formatPercent } from '../format.ts';
+import { formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 
 const SERIES: Series[] = [{ key: 'busy', label: 'io workers busy', color: 'var(--series-3)' }];
+const BACKLOG_SERIES: Series[] = [
+  { key: 'backlog', label: 'submitted reads (queued or executing)', color: 'var(--series-1)' },
+  { key: 'workers', label: 'io workers', color: 'var(--series-4)' },
+];
+/** Cells per worker strip: one per 2 s over the 60 s window. */
+const STRIP_CELLS = 30;
 
 function busyBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
   let busy = 0;
   let samples = 0;
+  let backlog = 0;
+  let workers = 0;
   for (const frame of bucket) {
+    workers += frame.ioWorkers.length;
+    backlog += frame.inflight?.workerBacklog ?? 0;
     for (const worker of frame.ioWorkers) {
       samples++;
       if (worker.busy) busy++;
     }
   }
-  return { busy: samples > 0 ? busy / samples : null };
+  return {
+    busy: samples > 0 ? busy / samples : null,
+    backlog: backlog / bucket.length,
+    workers: workers / bucket.length,
+  };
+}
+
+/** Busy fraction per worker per cell of the window: the per-worker timeline. */
+function workerStrips(frames: readonly LiveFrame[], domain: [number, number]): Map<number, (number | null)[]> {
+  const cellMs = (domain[1] - domain[0]) / STRIP_CELLS;
+  const cells = new Map<number, { busy: number; samples: number }[]>();
+  for (const frame of frames) {
+    const cell = Math.floor((frame.t - domain[0]) / cellMs);
+    if (cell < 0 || cell >= STRIP_CELLS) continue;
+    for (const worker of frame.ioWorkers) {
+      const strip = cells.get(worker.pid) ?? Array.from({ length: STRIP_CELLS }, () => ({ busy: 0, samples: 0 }));
+      const entry = strip[cell];
+      if (entry !== undefined) {
+        entry.samples++;
+        if (worker.busy) entry.busy++;
+      }
+      cells.set(worker.pid, strip);
+    }
+  }
+  return new Map(
+    [...cells.entries()].map(([pid, strip]) => [
+      pid,
+      strip.map((entry) => (entry.samples > 0 ? entry.busy / entry.samples : null)),
+    ]),
+  );
 }
 
 function noWorkersReason(target: TargetSummary | undefined): string | null {
@@ -41,10 +80,22 @@ export interface WorkerPanelProps {
 
 export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelProps): ReactNode {
   const rows: BucketRow[] = useMemo(
-    () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, reduce: busyBucket, empty: { busy: null } }),
+    () =>
+      bucketize(frames, {
+        fromT: domain[0],
+        toT: domain[1],
+        bucketMs,
+        reduce: busyBucket,
+        empty: { busy: null, backlog: null, workers: null },
+      }),
     [frames, domain, bucketMs],
   );
   const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
+  const strips = useMemo(() => workerStrips(frames, domain), [frames, domain]);
+  const verdict = useMemo(
+    () => workerVerdict(frames, target?.server?.ioMethod ?? null),
+    [frames, target?.server?.ioMethod],
+  );
   const latest = frames[frames.length - 1];
   const reason = noWorkersReason(target);
   const busyNow = latest?.ioWorkers.filter((worker) => worker.busy).length ?? 0;
@@ -65,6 +116,18 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
         </EmptyState>
       ) : (
         <>
+          <div
+            className={`verdict verdict-${verdict.level.replace(' ', '-')}`}
+            data-testid="worker-verdict"
+            title={verdict.evidence.join('\n')}
+          >
+            <strong>{verdict.summary}</strong>
+            <ul>
+              {verdict.evidence.map((line) => (
+                <li key={line}>{line}</li>
+              ))}
+            </ul>
+          </div>
           <div className="figures">
             <Figure
               label="busy, 60 s"
@@ -87,7 +150,18 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
             yLabel="busy"
             yDomain={[0, 1]}
             formatY={(value) => formatPercent(value)}
-            height={150}
+            height={130}
+          />
+          <TimeSeriesChart
+            ariaLabel="io worker backlog and pool size over the last 60 seconds"
+            rows={rows}
+            series={BACKLOG_SERIES}
+            kind="line"
+            domain={domain}
+            yLabel="count"
+            formatY={(value) => formatNumber(value, 1)}
+            height={120}
+            dots={false}
           />
           <ul className="worker-list" aria-label="busy fraction per io worker">
             {summary.perWorkerBusyFraction.map((worker) => {
@@ -98,8 +172,14 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
                   title={`io worker pid ${worker.pid}: busy in ${formatPercent(worker.busyFraction)} of ${worker.samples} samples; now: ${now?.waitEvent ?? 'gone'}`}
                 >
                   <span className="worker-pid">pid {worker.pid}</span>
-                  <span className="bar" aria-hidden="true">
-                    <span className="bar-fill" style={{ width: `${Math.round(worker.busyFraction * 100)}%` }} />
+                  <span className="strip" aria-hidden="true">
+                    {(strips.get(worker.pid) ?? []).map((cell, index) => (
+                      <span
+                        key={index}
+                        className="strip-cell"
+                        style={{ opacity: cell === null ? 0.08 : 0.15 + 0.85 * cell }}
+                      />
+                    ))}
                   </span>
                   <span className="worker-value">{formatPercent(worker.busyFraction)}</span>
                   <span className="worker-wait">{now?.waitEvent ?? '—'}</span>

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import type { IoStatDelta, LiveFrame, ScanView } from '@aioscope/spec';
+import {
+  DEMO_TABLE,
+  describeDemoTable,
+  ensureDemoTable,
+  makeDemoTableCold,
+  type DemoTableInfo,
+} from '../src/demo/demoTable.ts';
+import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { connect, startTestPostgres } from './support/testPostgres.ts';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * A CPU-heavy predicate (an md5 over ~13 kB per row) keeps completed reads in pg_aios until the
+ * backend reaches them, so even a scan's last read lives long enough for a 50 Hz sampler to see
+ * it leave. On fast storage a plain count(*) reads faster than any sampler can follow.
+ */
+const slowScan = (table: string): string =>
+  `SELECT count(*) FILTER (WHERE md5(repeat(payload, 64)) LIKE '00%') FROM ${table}`;
+/** A second table, so the two scans are two maps rather than one scan riding the other's buffers. */
+const SECOND_TABLE = 'aioscope_demo.scan_me_too';
+/** Larger than shared_buffers / 4, so the scan uses the bulk-read ring like a big one. */
+const TABLE_BYTES = 24 * 1024 * 1024;
+
+function monitorFor(server: EmbeddedPostgresServer, clientConfig: pg.ClientConfig, sampleRateHz = 50): TargetMonitor {
+  return new TargetMonitor(
+    { id: 'test', name: 'test', kind: 'embedded', clientConfig },
+    { sampleRateHz, demoWorkload: false },
+  );
+}
+
+describe('triage views against a real PostgreSQL 18', () => {
+  let server: EmbeddedPostgresServer;
+  let admin: pg.Client;
+  let table: DemoTableInfo;
+  let secondTable: DemoTableInfo;
+
+  beforeAll(async () => {
+    server = await startTestPostgres('triage');
+    admin = await connect(server);
+    table = await ensureDemoTable(admin, TABLE_BYTES, (relative) => server.resolveDataPath(relative));
+    await admin.query(`CREATE UNLOGGED TABLE ${SECOND_TABLE} AS SELECT * FROM ${DEMO_TABLE}`);
+    await admin.query(`VACUUM (FREEZE) ${SECOND_TABLE}`);
+    secondTable = await describeDemoTable(admin, (relative) => server.resolveDataPath(relative), SECOND_TABLE);
+  });
+
+  afterAll(async () => {
+    await admin?.end();
+    await server?.stop();
+  });
+
+  it('maps two concurrent cold scans, each reaching 100 %, with the relation resolved by name', async () => {
+    const monitor = monitorFor(server, server.connectionConfig);
+    const frames: LiveFrame[] = [];
+    monitor.onFrame((frame) => frames.push(frame));
+    monitor.start();
+    const scanners = await Promise.all([connect(server), connect(server)]);
+    try {
+      // Without synchronize_seqscans every scan starts at block 0, whatever scans ran before.
+      await Promise.all(
+        scanners.map((scanner) =>
+          scanner.query('SET max_parallel_workers_per_gather = 0; SET synchronize_seqscans = off'),
+        ),
+      );
+      await sleep(1_000);
+      await makeDemoTableCold(admin, table);
+      expect(await makeDemoTableCold(admin, secondTable)).toBe(0);
+      const pids = await Promise.all(
+        scanners.map(
+          async (scanner) => (await scanner.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid,
+        ),
+      );
+      const tables = [DEMO_TABLE, SECOND_TABLE];
+      await Promise.all(scanners.map((scanner, index) => scanner.query(slowScan(tables[index] ?? DEMO_TABLE))));
+      await sleep(1_500); // a scan is judged once it has had no read in flight for SCAN_IDLE_MS
+
+      const finalViews = new Map<number, ScanView>();
+      for (const frame of frames) for (const scan of frame.scans) finalViews.set(scan.pid, scan);
+      for (const [index, pid] of pids.entries()) {
+        const scan = finalViews.get(pid ?? -1);
+        expect(scan, `a scan map for backend ${String(pid)}`).toBeDefined();
+        expect(scan?.relation.name).toBe(tables[index]);
+        expect(scan?.relation.blocks).toBe([table, secondTable][index]?.blocks);
+        expect(scan?.progress, `scan of backend ${String(pid)} reached the end`).toBe(1);
+        expect(scan?.completed).toBe(true);
+        expect(scan?.activity).toBe('SELECT');
+      }
+      const lookAheads = frames.flatMap((frame) => frame.scans.map((scan) => scan.lookAheadBlocks));
+      expect(Math.max(...lookAheads), 'the read stream read ahead').toBeGreaterThan(16);
+      const processes = monitor.currentProcesses();
+      expect(processes.filter((process) => process.backendType === 'io worker').length).toBe(3);
+    } finally {
+      await Promise.all(scanners.map((scanner) => scanner.end()));
+      await monitor.stop();
+    }
+  });
+
+  it('shows a role without pg_read_all_stats the GRANT that fixes pg_aios, while pg_stat_io still works', async () => {
+    await admin.query(`DROP ROLE IF EXISTS plain_watcher`);
+    await admin.query(`CREATE ROLE plain_watcher LOGIN PASSWORD 'plain-watcher-pw'`);
+    const monitor = monitorFor(
+      server,
+      { ...server.connectionConfig, user: 'plain_watcher', password: 'plain-watcher-pw' },
+      10,
+    );
+    const frames: LiveFrame[] = [];
+    const deltas: IoStatDelta[] = [];
+    monitor.onFrame((frame) => frames.push(frame));
+    monitor.onIoDelta((delta) => deltas.push(delta));
+    monitor.start();
+    const scanner = await connect(server);
+    try {
+      await sleep(1_500);
+      await scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`);
+      const deadline = Date.now() + 15_000;
+      while (!deltas.some((delta) => delta.reads > 0) && Date.now() < deadline) await sleep(250);
+      const summary = monitor.summary();
+      expect(summary.capabilities?.canReadPgAios).toBe(false);
+      expect(summary.status.state).toBe('live');
+      expect(summary.status.message).toMatch(/GRANT pg_read_all_stats/);
+      expect(frames.length).toBeGreaterThan(0);
+      expect(frames.every((frame) => frame.inflight === null)).toBe(true);
+      expect(
+        deltas.some((delta) => delta.reads > 0),
+        'pg_stat_io deltas still arrive',
+      ).toBe(true);
+    } finally {
+      await scanner.end();
+      await monitor.stop();
+    }
+  });
+
+  it('flags effective_io_concurrency = 1 set in a configuration file', async () => {
+    const monitor = monitorFor(server, server.connectionConfig, 5);
+    monitor.start();
+    try {
+      await admin.query(`ALTER SYSTEM SET effective_io_concurrency = 1`);
+      await admin.query(`SELECT pg_reload_conf()`);
+      await sleep(1_000);
+      const report = await monitor.audit();
+      const finding = report.findings.find((f) => f.rule === 'effective_io_concurrency_file_override');
+      expect(finding?.level).toBe('warn');
+      expect(finding?.value).toBe('1');
+      expect(finding?.why).toMatch(/worse than 0/);
+      expect(finding?.source).toMatch(/postgresql\.auto\.conf/);
+    } finally {
+      await admin.query(`ALTER SYSTEM RESET effective_io_concurrency`);
+      await admin.query(`SELECT pg_reload_conf()`);
+      await monitor.stop();
+    }
+  });
+});

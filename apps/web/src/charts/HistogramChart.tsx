@@ -1,0 +1,60 @@
+import { memo } from 'react';
+import { Bar, BarChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { ReferenceMark } from './TimeSeriesChart.tsx';
+
+export interface HistogramChartProps {
+  bins: { x: number; count: number }[];
+  xLabel: string;
+  yLabel: string;
+  formatX: (x: number) => string;
+  references?: ReferenceMark[] | { x: number; label: string }[];
+  height?: number;
+  ariaLabel: string;
+}
+
+const AXIS_TICK = { fill: 'var(--muted)', fontSize: 11 };
+
+/** One wrapper for histograms: categorical bins on x, counts on y, reference lines at x values. */
+export const HistogramChart = memo(function HistogramChart(props: HistogramChartProps) {
+  const { bins, xLabel, yLabel, formatX, height = 170 } = props;
+  const marks = (props.references ?? []) as { x: number; label: string }[];
+  return (
+    <div className="chart" role="img" aria-label={props.ariaLabel}>
+      <ResponsiveContainer width="100%" height={height}>
+        <BarChart data={bins} margin={{ top: 16, right: 12, bottom: 14, left: 0 }}>
+          <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
+          <XAxis
+            dataKey="x"
+            tickFormatter={formatX}
+            tick={AXIS_TICK}
+            stroke="var(--grid)"
+            interval={0}
+            label={{ value: xLabel, position: 'insideBottom', offset: -8, fill: 'var(--muted)', fontSize: 11 }}
+          />
+          <YAxis
+            allowDecimals={false}
+            tick={AXIS_TICK}
+            width={54}
+            stroke="var(--grid)"
+            label={{ value: yLabel, angle: -90, position: 'insideLeft', fill: 'var(--muted)', fontSize: 11, dy: 30 }}
+          />
+          <Tooltip
+            contentStyle={{ background: 'var(--panel)', border: '1px solid var(--grid)', fontSize: 12 }}
+            labelFormatter={(x) => formatX(Number(x))}
+            formatter={(value) => [String(value), 'reads']}
+          />
+          {marks.map((mark) => (
+            <ReferenceLine
+              key={mark.label}
+              x={mark.x}
+              stroke="var(--reference)"
+              strokeDasharray="4 4"
+              label={{ value: mark.label, position: 'top', fill: 'var(--reference)', fontSize: 11 }}
+            />
+          ))}
+          <Bar dataKey="count" fill="var(--series-2)" isAnimationActive={false} />
+        </BarChart>
+      </ResponsiveContainer>
+    </div>
+  );
+});

@@ -1,0 +1,48 @@
+import type { ReactNode } from 'react';
+import type { TargetSummary } from '@aioscope/spec';
+import { useAudit } from '../api/targetDetails.ts';
+import { EmptyState, Panel } from './Panel.tsx';
+
+const LEVEL_LABEL = { pass: 'pass', warn: 'warn', info: 'info' } as const;
+
+export function AuditPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
+  const audit = useAudit(target?.id);
+  return (
+    <Panel
+      title="Settings audit"
+      testId="panel-audit"
+      source={`pg_settings (source, sourcefile), pg_tablespace, pg_config · re-read every 30 s${audit.data ? ` · checked ${new Date(audit.data.checkedAt).toLocaleTimeString()}` : ''}`}
+    >
+      {audit.isError ? (
+        <EmptyState>{audit.error.message}</EmptyState>
+      ) : audit.data === undefined ? (
+        <EmptyState>Loading …</EmptyState>
+      ) : (
+        <table className="audit">
+          <thead>
+            <tr>
+              <th>check</th>
+              <th>setting</th>
+              <th>value</th>
+              <th>from</th>
+              <th>why</th>
+            </tr>
+          </thead>
+          <tbody>
+            {audit.data.findings.map((finding, index) => (
+              <tr key={`${finding.rule}-${index}`} data-testid={`audit-${finding.rule}`} data-level={finding.level}>
+                <td>
+                  <span className={`level level-${finding.level}`}>{LEVEL_LABEL[finding.level]}</span>
+                </td>
+                <td>{finding.title}</td>
+                <td className="num">{finding.value}</td>
+                <td className="source">{finding.source}</td>
+                <td>{finding.why}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}

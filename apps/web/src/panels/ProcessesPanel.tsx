@@ -1,0 +1,106 @@
+import type { ReactNode } from 'react';
+import type { ProcessView, TargetSummary } from '@aioscope/spec';
+import { formatAge, formatBytes } from '../format.ts';
+import { EmptyState, Panel } from './Panel.tsx';
+
+export interface ProcessesPanelProps {
+  processes: readonly ProcessView[];
+  target: TargetSummary | undefined;
+  /** The server's "now", epoch ms, for time in statement. */
+  serverNow: number;
+  selectedPid: number | null;
+  onSelectPid: (pid: number) => void;
+}
+
+function limitText(process: ProcessView): string {
+  return process.limit.value === null ? '' : ` / ${process.limit.value}`;
+}
+
+export function ProcessesPanel({
+  processes,
+  target,
+  serverNow,
+  selectedPid,
+  onSelectPid,
+}: ProcessesPanelProps): ReactNode {
+  return (
+    <Panel
+      title="Processes doing I/O"
+      testId="panel-processes"
+      source="pg_stat_activity joined with pg_aios by pid, refreshed twice a second · io workers and background processes included"
+    >
+      {processes.length === 0 ? (
+        <EmptyState>No process has reads in flight or waits on I/O right now.</EmptyState>
+      ) : (
+        <div className="table-wrap">
+          <table className="processes">
+            <thead>
+              <tr>
+                <th>pid</th>
+                <th>process</th>
+                <th>database / user</th>
+                <th>doing</th>
+                <th title="pg_aios reads issued by this process / the concurrency limit for what it is doing (server setting; a session may SET its own)">
+                  reads in flight
+                </th>
+                <th title="Sum of pg_aios.length of its reads in flight">bytes</th>
+                <th title="pg_stat_activity wait_event_type: wait_event">wait now</th>
+                <th title="Time since query_start (server clock)">in statement</th>
+              </tr>
+            </thead>
+            <tbody>
+              {processes.map((process) => (
+                <tr
+                  key={process.pid}
+                  className={process.pid === selectedPid ? 'selected' : undefined}
+                  onClick={() => onSelectPid(process.pid)}
+                  data-testid={`process-row-${process.pid}`}
+                >
+                  <td className="num">
+                    <button type="button" className="link" onClick={() => onSelectPid(process.pid)}>
+                      {process.pid}
+                    </button>
+                  </td>
+                  <td>{process.backendType}</td>
+                  <td>{process.database === null ? '—' : `${process.database} / ${process.user ?? '—'}`}</td>
+                  <td className="query" title={process.queryPreview ?? ''}>
+                    {process.backendType === 'client backend' && process.queryPreview !== null ? (
+                      process.queryPreview.slice(0, 100)
+                    ) : (
+                      <span className="activity">{process.activity}</span>
+                    )}
+                  </td>
+                  <td
+                    className="num"
+                    title={`limit: ${process.limit.name} = ${process.limit.value ?? '?'}; io_max_concurrency = ${process.ioMaxConcurrency ?? '?'}`}
+                  >
+                    {process.backendType === 'io worker' ? '—' : `${process.readsInFlight}${limitText(process)}`}
+                  </td>
+                  <td className="num">
+                    {process.backendType === 'io worker' ? '—' : formatBytes(process.bytesInFlight)}
+                  </td>
+                  <td>
+                    {process.waitEvent === null
+                      ? 'running (no wait)'
+                      : `${process.waitEventType ?? ''}: ${process.waitEvent}`}
+                  </td>
+                  <td className="num">
+                    {process.queryStart === null || process.backendType === 'io worker'
+                      ? '—'
+                      : formatAge(Math.max(0, serverNow - process.queryStart))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p className="caveat">
+        Limits are the server&apos;s settings (
+        {target?.server?.settings.find((s) => s.name === 'effective_io_concurrency')?.display ?? '?'} effective /{' '}
+        {target?.server?.settings.find((s) => s.name === 'maintenance_io_concurrency')?.display ?? '?'} maintenance I/O
+        concurrency); a session that SET its own is not visible to SQL. Select a row for its timeline and counters.
+      </p>
+    </Panel>
+  );
+}

@@ -1,0 +1,118 @@
+import { useMemo, type ReactNode } from 'react';
+import { summarizeLiveWindow } from '@aioscope/core';
+import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
+import { HistogramChart } from '../charts/HistogramChart.tsx';
+import { formatBytes, formatNumber } from '../format.ts';
+import { EmptyState, Figure, Panel } from './Panel.tsx';
+import { aiosUnavailableReason } from './reasons.ts';
+
+/** Reads of at most this size on average mean the scan is not being combined. */
+export const NOT_COMBINING_BYTES = 16 * 1024;
+/** Finished-statement batches listed (pg_stat_io deltas that carried reads). */
+const BATCHES_SHOWN = 5;
+
+export interface ReadCombiningPanelProps {
+  frames: readonly LiveFrame[];
+  deltas: readonly IoStatDelta[];
+  target: TargetSummary | undefined;
+}
+
+export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPanelProps): ReactNode {
+  const blockSize = target?.server?.blockSize ?? 8192;
+  const combineBlocks = Math.round((target?.server?.ioCombineLimitBytes ?? 131072) / blockSize);
+  const maxCombineBlocks = Math.round((target?.server?.ioMaxCombineLimitBytes ?? 131072) / blockSize);
+  const bins = useMemo(() => {
+    const counts = new Map<number, number>();
+    for (const frame of frames) {
+      for (const [blocks, count] of Object.entries(frame.newReads?.blocksHistogram ?? {})) {
+        counts.set(Number(blocks), (counts.get(Number(blocks)) ?? 0) + count);
+      }
+    }
+    const top = Math.max(maxCombineBlocks, combineBlocks, ...counts.keys());
+    return Array.from({ length: top }, (_, index) => ({ x: index + 1, count: counts.get(index + 1) ?? 0 }));
+  }, [frames, combineBlocks, maxCombineBlocks]);
+  const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
+  const batches = deltas
+    .filter((delta) => !delta.reset && delta.reads > 0)
+    .slice(-BATCHES_SHOWN)
+    .reverse();
+  const unavailable = aiosUnavailableReason(target, frames[frames.length - 1]);
+  const notCombining =
+    summary.liveBytesPerRead !== null && summary.liveBytesPerRead <= NOT_COMBINING_BYTES && summary.distinctReads >= 20;
+  const marks = [{ x: combineBlocks, label: `io_combine_limit` }];
+  if (maxCombineBlocks !== combineBlocks) marks.push({ x: maxCombineBlocks, label: 'io_max_combine_limit' });
+
+  return (
+    <Panel
+      title="Read combining"
+      testId="panel-read-combining"
+      source={`blocks per read: pg_aios handle_data_len of distinct reads over 60 s at ${target?.sampleRateHz ?? 0} Hz · finished statements: pg_stat_io`}
+    >
+      {unavailable !== null ? (
+        <EmptyState>{unavailable}</EmptyState>
+      ) : (
+        <>
+          <div className="figures">
+            <Figure
+              label="live mean"
+              value={formatBytes(summary.liveBytesPerRead)}
+              explain="Mean pg_aios.length of the distinct reads seen in the last 60 s."
+            />
+            <Figure
+              label="reads seen"
+              value={formatNumber(summary.distinctReads, 0)}
+              explain="Distinct reads (pid, io_id, io_generation) seen in pg_aios samples in the last 60 s. Fast reads between samples are not seen."
+            />
+            <Figure
+              label="io_combine_limit"
+              value={`${combineBlocks} blocks`}
+              explain={`${formatBytes(combineBlocks * blockSize)}: the largest combined read.`}
+            />
+          </div>
+          {notCombining ? (
+            <div className="flag" role="alert" data-testid="not-combining">
+              Reads are not being combined (mean {formatBytes(summary.liveBytesPerRead)} ≤{' '}
+              {formatBytes(NOT_COMBINING_BYTES)}). Likely causes: io_combine_limit lowered for the session or server;
+              random access (index scans, bitmap scans over scattered pages); a table small enough to be read a few
+              blocks at a time; most blocks already in shared buffers.
+            </div>
+          ) : null}
+          <HistogramChart
+            ariaLabel="histogram of blocks per read over the last 60 seconds"
+            bins={bins}
+            xLabel={`blocks per read (${formatBytes(blockSize)} each)`}
+            yLabel="reads"
+            formatX={(x) => String(x)}
+            references={marks}
+          />
+          <table className="counters" aria-label="recent pg_stat_io read batches">
+            <thead>
+              <tr>
+                <th title="Server time of the pg_stat_io sample that carried the counts">finished by</th>
+                <th>reads</th>
+                <th>bytes</th>
+                <th title="Δread_bytes / Δreads: exact">bytes / read</th>
+              </tr>
+            </thead>
+            <tbody>
+              {batches.length === 0 ? (
+                <tr>
+                  <td colSpan={4}>no statement finished reading in the window yet</td>
+                </tr>
+              ) : (
+                batches.map((delta) => (
+                  <tr key={delta.t}>
+                    <td>{new Date(delta.t).toLocaleTimeString()}</td>
+                    <td className="num">{formatNumber(delta.reads, 0)}</td>
+                    <td className="num">{formatBytes(delta.readBytes)}</td>
+                    <td className="num">{formatBytes(delta.bytesPerRead)}</td>
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </table>
+        </>
+      )}
+    </Panel>
+  );
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import type { LiveFrame } from '@aioscope/spec';
+import { buildLiveFrame, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
+import { workerVerdict } from './saturation.ts';
+import { loadFixture } from './testFixtures.ts';
+
+function frame(t: number, busy: boolean[], backlog: number, waits: Record<string, number> = {}): LiveFrame {
+  return {
+    t,
+    sampleMs: 1,
+    skippedTicks: 0,
+    inflight: { total: { count: backlog, bytes: backlog * 131072 }, byState: {}, workerBacklog: backlog },
+    newReads: { count: 0, bytes: 0, blocksHistogram: {} },
+    ioWorkers: busy.map((b, i) => ({ pid: i + 1, busy: b, waitEvent: b ? 'DataFileRead' : 'IoWorkerMain' })),
+    waits,
+    byProcess: {},
+    scans: [],
+  };
+}
+
+describe('workerVerdict', () => {
+  it('calls all workers busy with a backlog saturated', () => {
+    const frames = Array.from({ length: 20 }, (_, i) => frame(i * 50, [true, true, true], 9));
+    expect(workerVerdict(frames, 'worker').level).toBe('saturated');
+  });
+
+  it('calls client backends in DataFileRead under worker mode saturated', () => {
+    const frames = [frame(0, [false, true, false], 1, { 'client backend:DataFileRead': 1 })];
+    const verdict = workerVerdict(frames, 'worker');
+    expect(verdict.level).toBe('saturated');
+    expect(verdict.summary).toMatch(/read for themselves/);
+  });
+
+  it('says keeping up for the recorded cold scan (workers mostly idle on fast storage)', () => {
+    const fixture = loadFixture<{ duringScan: FastTickQueryRow[] }>('pg18-fast-tick.json');
+    let previous = new Set<string>();
+    const frames = fixture.duringScan.map((row) => {
+      const built = buildLiveFrame(parseFastTickRow(row), { previousIoKeys: previous, sampleMs: 1, skippedTicks: 0 });
+      previous = built.ioKeys;
+      return built.frame;
+    });
+    const verdict = workerVerdict(frames, 'worker');
+    expect(['keeping up', 'busy']).toContain(verdict.level);
+    expect(verdict.evidence[0]).toMatch(/3 io workers busy in \d+ %/);
+  });
+
+  it('is not applicable without io workers, and idle without reads', () => {
+    expect(workerVerdict([], 'io_uring').level).toBe('not applicable');
+    expect(workerVerdict([frame(0, [false, false], 0)], 'worker').level).toBe('idle');
+  });
+});

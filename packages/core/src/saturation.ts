@@ -1,0 +1,79 @@
+import type { LiveFrame } from '@aioscope/spec';
+
+/** The verdict looks at this much recent time, so it reacts within seconds. */
+export const VERDICT_WINDOW_MS = 10_000;
+/** Busy fractions above these mark the pool busy / saturated. */
+export const BUSY_THRESHOLD = 0.6;
+export const SATURATED_THRESHOLD = 0.9;
+
+export interface WorkerVerdict {
+  level: 'idle' | 'keeping up' | 'busy' | 'saturated' | 'not applicable';
+  /** One line a viewer reads first. */
+  summary: string;
+  /** The figures behind it. */
+  evidence: string[];
+}
+
+function percent(fraction: number): string {
+  return `${Math.round(fraction * 100)} %`;
+}
+
+/**
+ * Do the io workers keep up? Evidence from the last VERDICT_WINDOW_MS of frames: their busy
+ * fraction, the backlog of SUBMITTED reads per worker, contention on the submission queue, and
+ * client backends running reads themselves (DataFileRead), which is what a backend does when the
+ * worker queue is full.
+ */
+export function workerVerdict(frames: readonly LiveFrame[], ioMethod: string | null): WorkerVerdict {
+  if (ioMethod !== 'worker') {
+    return { level: 'not applicable', summary: `io_method = ${ioMethod ?? 'unknown'}: no io workers`, evidence: [] };
+  }
+  const newest = frames[frames.length - 1];
+  if (newest === undefined) return { level: 'idle', summary: 'no samples yet', evidence: [] };
+  const recent = frames.filter((frame) => frame.t >= newest.t - VERDICT_WINDOW_MS);
+  let workerSamples = 0;
+  let busySamples = 0;
+  let backlogSum = 0;
+  let backlogFrames = 0;
+  let queueWaits = 0;
+  let selfReads = 0;
+  let readsSeen = 0;
+  for (const frame of recent) {
+    for (const worker of frame.ioWorkers) {
+      workerSamples++;
+      if (worker.busy) busySamples++;
+    }
+    if (frame.inflight !== null) {
+      backlogSum += frame.inflight.workerBacklog;
+      backlogFrames++;
+      readsSeen += frame.inflight.total.count;
+    }
+    for (const [key, count] of Object.entries(frame.waits)) {
+      if (key.endsWith(':AioWorkerSubmissionQueue')) queueWaits += count;
+      if (key === 'client backend:DataFileRead') selfReads += count;
+    }
+  }
+  const workers = newest.ioWorkers.length;
+  const busy = workerSamples > 0 ? busySamples / workerSamples : 0;
+  const backlogPerWorker = backlogFrames > 0 && workers > 0 ? backlogSum / backlogFrames / workers : 0;
+  const seconds = Math.round((newest.t - (recent[0]?.t ?? newest.t)) / 1000);
+  const evidence = [
+    `${workers} io workers busy in ${percent(busy)} of samples (last ${seconds} s)`,
+    `backlog: ${backlogPerWorker.toFixed(1)} submitted reads per worker on average`,
+    `AioWorkerSubmissionQueue waits seen: ${queueWaits}`,
+    `client backends reading themselves (DataFileRead): ${selfReads} samples`,
+  ];
+  if (readsSeen === 0 && busy === 0) return { level: 'idle', summary: 'idle: no reads in flight', evidence };
+  if (busy >= SATURATED_THRESHOLD || selfReads > 0 || (busy >= BUSY_THRESHOLD && backlogPerWorker > 1)) {
+    return {
+      level: 'saturated',
+      summary:
+        selfReads > 0
+          ? 'saturated: backends read for themselves, a sign the worker queue overflowed'
+          : 'saturated: reads queue behind busy workers; more io_workers may help',
+      evidence,
+    };
+  }
+  if (busy >= BUSY_THRESHOLD) return { level: 'busy', summary: 'busy, but keeping up: little backlog', evidence };
+  return { level: 'keeping up', summary: 'keeping up: workers are idle most of the time', evidence };
+}
