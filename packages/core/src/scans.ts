@@ -8,7 +8,7 @@ export const SCAN_IDLE_MS = 1_000;
 export const SCAN_RETENTION_MS = 15_000;
 /** Frontier speed is measured over this much server time. */
 export const SCAN_RATE_WINDOW_MS = 2_000;
-/** A read this far below the frontier means the process started over: a new scan. */
+/** A read this far (or a quarter of the relation) behind the frontier means the process started over. */
 export const RESTART_BACKWARD_BLOCKS = 1024;
 /** At most this many scans are tracked; the least recently seen are dropped first. */
 export const MAX_TRACKED_SCANS = 64;
@@ -104,7 +104,8 @@ export class ScanTracker {
       const restarted =
         scan !== undefined &&
         !seenNow.has(read.key) &&
-        (scan.completed || distanceOf(scan, read.first, total) < scan.done - RESTART_BACKWARD_BLOCKS);
+        (scan.completed ||
+          distanceOf(scan, read.first, total) < scan.done - Math.min(RESTART_BACKWARD_BLOCKS, (total ?? Infinity) / 4));
       if (scan === undefined || restarted) {
         const lowest = lowestByKey.get(read.key) ?? read.first;
         scan = {
