@@ -72,6 +72,32 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     await context.close();
   });
 
+  it('maps a scan mid-way and shows a selected process in detail', async () => {
+    const context = await chromium.browser.newContext({ viewport: { width: 1600, height: 2400 }, colorScheme: 'dark' });
+    const consoleErrors = collectConsoleErrors(context);
+    const dashboard = new DashboardPage(await context.newPage());
+    await dashboard.open(baseUrl);
+
+    await dashboard.waitForScanBetween(0.2, 0.8, LIVE_TIMEOUT_MS);
+    const scanText = await dashboard.scanMap().innerText();
+    expect(scanText).toContain('aioscope_demo.scan_me');
+    expect(scanText).toMatch(/look-ahead \d+ blocks/);
+    await dashboard.scanMap().screenshot({ path: path.join(ARTIFACTS, 'scan-map.png') });
+
+    const pid = await dashboard.selectClientBackend();
+    expect(pid).toBeGreaterThan(0);
+    await dashboard.waitUntil(
+      'the process detail',
+      async () => (await dashboard.processDetailTitle()).includes(String(pid)),
+      10_000,
+    );
+    await dashboard.page.getByTestId('process-query').waitFor();
+    expect(await dashboard.processQuery()).toMatch(/SELECT count\(\*\)/);
+    await dashboard.page.screenshot({ path: path.join(ARTIFACTS, 'triage-dark.png'), fullPage: true });
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  });
+
   it('stops on SIGTERM and leaves no PostgreSQL running', async () => {
     expect(existsSync(POSTMASTER_PID)).toBe(true);
     const postmasterPid = Number(readFileSync(POSTMASTER_PID, 'utf8').split('\n')[0]);

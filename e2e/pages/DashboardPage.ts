@@ -47,6 +47,44 @@ export class DashboardPage {
     return this.page.getByTestId('connection-state').innerText();
   }
 
+  /** Selects the first client backend in the processes table and returns its pid. */
+  async selectClientBackend(): Promise<number> {
+    const row = this.page.locator('[data-testid^="process-row-"]', { hasText: 'client backend' }).first();
+    await row.waitFor();
+    const testId = (await row.getAttribute('data-testid')) ?? '';
+    await row.click();
+    return Number(testId.replace('process-row-', ''));
+  }
+
+  processDetailTitle(): Promise<string> {
+    return this.page.getByTestId('panel-process-detail').getByRole('heading').innerText();
+  }
+
+  processQuery(): Promise<string> {
+    return this.page.getByTestId('process-query').innerText();
+  }
+
+  /** Waits until a scan still reading is between `from` and `to` of its relation, for a screenshot mid-scan. */
+  async waitForScanBetween(from: number, to: number, timeoutMs: number): Promise<void> {
+    await this.waitUntil(
+      `a scan between ${from * 100} % and ${to * 100} %`,
+      async () => {
+        for (const text of await this.page
+          .locator('.scan-button:not(.ended) [data-testid="scan-progress"]')
+          .allInnerTexts()) {
+          const progress = parseFigure(text);
+          if (progress !== null && progress >= from && progress <= to) return true;
+        }
+        return false;
+      },
+      timeoutMs,
+    );
+  }
+
+  scanMap() {
+    return this.page.getByTestId('panel-scan-map');
+  }
+
   async toggleTheme(): Promise<void> {
     await this.page.getByRole('button', { name: 'switch colour theme' }).click();
   }

@@ -25,10 +25,17 @@ describe('workerVerdict', () => {
   });
 
   it('calls client backends in DataFileRead under worker mode saturated', () => {
-    const frames = [frame(0, [false, true, false], 1, { 'client backend:DataFileRead': 1 })];
+    const frames = Array.from({ length: 10 }, (_, i) =>
+      frame(i * 50, [false, true, false], 1, { 'client backend:DataFileRead': 1 }),
+    );
     const verdict = workerVerdict(frames, 'worker');
     expect(verdict.level).toBe('saturated');
     expect(verdict.summary).toMatch(/read for themselves/);
+    const once = [
+      frame(0, [false, true, false], 1, { 'client backend:DataFileRead': 1 }),
+      ...frames.slice(1).map((f) => ({ ...f, waits: {} })),
+    ];
+    expect(workerVerdict(once, 'worker').level).not.toBe('saturated');
   });
 
   it('says keeping up for the recorded cold scan (workers mostly idle on fast storage)', () => {

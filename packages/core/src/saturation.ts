@@ -5,6 +5,9 @@ export const VERDICT_WINDOW_MS = 10_000;
 /** Busy fractions above these mark the pool busy / saturated. */
 export const BUSY_THRESHOLD = 0.6;
 export const SATURATED_THRESHOLD = 0.9;
+/** Client backends in DataFileRead count as overflow from this many samples and this share of samples. */
+export const MIN_SELF_READ_SAMPLES = 3;
+export const SELF_READ_SHARE = 0.05;
 
 export interface WorkerVerdict {
   level: 'idle' | 'keeping up' | 'busy' | 'saturated' | 'not applicable';
@@ -64,13 +67,14 @@ export function workerVerdict(frames: readonly LiveFrame[], ioMethod: string | n
     `client backends reading themselves (DataFileRead): ${selfReads} samples`,
   ];
   if (readsSeen === 0 && busy === 0) return { level: 'idle', summary: 'idle: no reads in flight', evidence };
-  if (busy >= SATURATED_THRESHOLD || selfReads > 0 || (busy >= BUSY_THRESHOLD && backlogPerWorker > 1)) {
+  // One backend caught in DataFileRead can be a read that never goes through AIO; a steady share cannot.
+  const selfReading = selfReads >= MIN_SELF_READ_SAMPLES && selfReads >= recent.length * SELF_READ_SHARE;
+  if (busy >= SATURATED_THRESHOLD || selfReading || (busy >= BUSY_THRESHOLD && backlogPerWorker > 1)) {
     return {
       level: 'saturated',
-      summary:
-        selfReads > 0
-          ? 'saturated: backends read for themselves, a sign the worker queue overflowed'
-          : 'saturated: reads queue behind busy workers; more io_workers may help',
+      summary: selfReading
+        ? 'saturated: backends read for themselves, a sign the worker queue overflowed'
+        : 'saturated: reads queue behind busy workers; more io_workers may help',
       evidence,
     };
   }

@@ -42,6 +42,11 @@ interface ScanState {
   history: { t: number; done: number }[];
   inflight: [number, number][];
   completed: boolean;
+  /** Server time of the first sample that showed the scan, and its statement's query_start. */
+  firstSeenT: number;
+  queryStart: number | null;
+  /** Whether startBlock has been checked against the scan's speed (see settleStart). */
+  startSettled: boolean;
 }
 
 /**
@@ -64,6 +69,8 @@ export interface ScanUpdate {
   aios: readonly AioRow[];
   /** What each process is doing, by pid (see activityOf). */
   activityByPid: ReadonlyMap<number, string>;
+  /** pg_stat_activity.query_start of each process (server clock, epoch ms). */
+  queryStartByPid?: ReadonlyMap<number, number | null>;
   resolve: (file: RelationFile) => ResolvedRelation | undefined;
   blockSize: number;
 }
@@ -122,6 +129,9 @@ export class ScanTracker {
           history: [],
           inflight: [],
           completed: false,
+          firstSeenT: input.t,
+          queryStart: input.queryStartByPid?.get(read.pid) ?? null,
+          startSettled: lowest <= START_SNAP_BLOCKS,
         };
         scan.done = distanceOf(scan, lowest, undefined);
         this.scans.set(read.key, scan);
@@ -151,6 +161,7 @@ export class ScanTracker {
         scan.lastSeenAt = input.t;
         scan.activity = input.activityByPid.get(scan.pid) ?? scan.activity;
       }
+      settleStart(scan);
       if (total !== undefined) {
         scan.done = Math.min(scan.done, total);
         const ended = input.t - scan.lastSeenAt > SCAN_IDLE_MS;
@@ -233,6 +244,32 @@ export class ScanTracker {
       ended,
     };
   }
+}
+
+/** Speed is judged over at least this much server time before the start block is settled. */
+const SETTLE_AFTER_MS = 100;
+
+/**
+ * A scan first seen at block L may have started at 0 and read L blocks before the first sample
+ * (fast storage, a low sample rate), or have joined another scan at L (synchronize_seqscans). If,
+ * at its measured speed, it could have read L blocks between its statement's start and the first
+ * sample (with a factor 2 of slack), it is taken to have started at block 0.
+ */
+function settleStart(scan: ScanState): void {
+  if (scan.startSettled) return;
+  const first = scan.history[0];
+  const last = scan.history[scan.history.length - 1];
+  if (first === undefined || last === undefined || last.t - first.t < SETTLE_AFTER_MS) return;
+  scan.startSettled = true;
+  if (scan.queryStart === null) return;
+  const blocksPerMs = (last.done - first.done) / (last.t - first.t);
+  const couldHaveRead = blocksPerMs * Math.max(0, scan.firstSeenT - scan.queryStart) * 2 + START_SNAP_BLOCKS;
+  if (scan.startBlock > couldHaveRead) return;
+  const offset = scan.startBlock;
+  scan.startBlock = 0;
+  scan.done += offset;
+  scan.furthestDistance += offset;
+  for (const point of scan.history) point.done += offset;
 }
 
 /** Blocks from the scan's start to `block` in scan order, wrapping when the relation size is known. */

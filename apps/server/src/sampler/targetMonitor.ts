@@ -359,6 +359,7 @@ export class TargetMonitor {
           t: sample.t,
           aios: sample.aios,
           activityByPid,
+          queryStartByPid: new Map(sample.processes.map((p) => [p.pid, p.queryStart])),
           resolve: (file) => this.resolver.lookup(file),
           blockSize: this.server?.blockSize ?? 8192,
         });

@@ -124,9 +124,10 @@ export function ScanMapPanel({ latest, target, selectedPid, onSelectPid }: ScanM
         </div>
       )}
       <p className="caveat">
-        Strip: the relation, left to right. Shaded: read (up to the frontier); bright: blocks in flight now. Reads
-        shorter than the sample interval can be missed, so the frontier may lag and an ended scan may stop short of 100
-        %.
+        Strip: the relation, left to right. Shaded: read so far; bright: blocks in flight now; white line: where the
+        scan is; orange line: where it started, when not at block 0 (a synchronized seqscan joins another scan
+        mid-table). Reads shorter than the sample interval can be missed, and blocks found in shared buffers need no
+        I/O, so a scan may stop short of 100 % here.
       </p>
     </Panel>
   );
