@@ -58,6 +58,11 @@ export const STAT_IO_SQL_16 = `${QUERY_TAG} SELECT (extract(epoch FROM clock_tim
   read_time::float8 AS read_time, (extract(epoch FROM stats_reset) * 1000)::float8 AS stats_reset
   FROM pg_stat_io WHERE reads IS NOT NULL`;
 
+/** The fast tick for what the server and role allow: pg_aios needs 18+ and pg_read_all_stats. */
+export function fastTickSql(capabilities: { canReadPgAios: boolean } | null): string {
+  return capabilities?.canReadPgAios === true ? FAST_TICK_SQL : FAST_TICK_WITHOUT_AIOS_SQL;
+}
+
 export function statIoSql(versionNum: number): string {
   return versionNum >= 180000 ? STAT_IO_SQL_18 : STAT_IO_SQL_16;
 }

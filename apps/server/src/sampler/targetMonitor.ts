@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import {
   FAST_TICK_SQL,
-  FAST_TICK_WITHOUT_AIOS_SQL,
+  fastTickSql,
   AUDIT_PG_CONFIG_SQL,
   AUDIT_SETTINGS_SQL,
   AUDIT_SETTING_NAMES,
@@ -337,7 +337,7 @@ export class TargetMonitor {
         this.setState('error', unsupported);
         return;
       }
-      const sql = this.capabilities?.canReadPgAios === true ? FAST_TICK_SQL : FAST_TICK_WITHOUT_AIOS_SQL;
+      const sql = fastTickSql(this.capabilities);
       const started = performance.now();
       const result = await client.query<FastTickQueryRow>({
         name: sql === FAST_TICK_SQL ? 'aioscope_fast_tick' : 'aioscope_fast_tick_no_aios',

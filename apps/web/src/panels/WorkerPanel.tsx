@@ -1,7 +1,7 @@
 import { useMemo, type ReactNode } from 'react';
 import { bucketize, summarizeLiveWindow, workerVerdict, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
-import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
+import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 
@@ -69,6 +69,17 @@ function noWorkersReason(target: TargetSummary | undefined): string | null {
     return 'io_method = io_uring: the kernel runs the reads and there are no io workers. Watch AioIoUringSubmit / AioIoUringExecution waits instead.';
   }
   return `io_method = ${method}: no io workers.`;
+}
+
+/** PostgreSQL 19 grows and shrinks the pool between these; 18 has a fixed io_workers. */
+function poolLimits(target: TargetSummary | undefined): ReferenceMark[] {
+  const settings = target?.server?.settings ?? [];
+  const marks: ReferenceMark[] = [];
+  for (const name of ['io_min_workers', 'io_max_workers']) {
+    const value = settings.find((setting) => setting.name === name)?.value;
+    if (value !== null && value !== undefined) marks.push({ y: value, label: name });
+  }
+  return marks;
 }
 
 export interface WorkerPanelProps {
@@ -162,6 +173,7 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
             formatY={(value) => formatNumber(value, 1)}
             height={120}
             dots={false}
+            references={poolLimits(target)}
           />
           <ul className="worker-list" aria-label="busy fraction per io worker">
             {summary.perWorkerBusyFraction.map((worker) => {
