@@ -63,6 +63,17 @@ try {
   const statAfterReset = (await sampler.query(STAT_IO_SQL_18)).rows;
   const withoutAios = (await sampler.query(FAST_TICK_WITHOUT_AIOS_SQL)).rows[0];
 
+  await makeDemoTableCold(setup, table);
+  await scanner.query('SET track_io_timing = on');
+  const explain = (
+    await scanner.query(`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, FORMAT JSON) SELECT count(*) FROM ${DEMO_TABLE}`)
+  ).rows[0] as { 'QUERY PLAN': unknown };
+  await write('pg18-explain.json', {
+    recordedWith: 'npm run record-fixtures',
+    tableBytes: table.relationBytes,
+    plan: explain['QUERY PLAN'],
+  });
+
   await write('pg18-fast-tick.json', { recordedWith: 'npm run record-fixtures', idle, duringScan, withoutAios });
   await write('pg18-stat-io.json', {
     recordedWith: 'npm run record-fixtures',

@@ -5,6 +5,8 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
 import { createLiveHub } from './live/liveHub.ts';
+import type { LabService } from './lab/labService.ts';
+import { registerLabRoutes } from './routes/lab.ts';
 import { registerTargetRoutes } from './routes/targets.ts';
 import type { TargetMonitor } from './sampler/targetMonitor.ts';
 
@@ -13,6 +15,8 @@ export interface AppOptions {
   /** Folder of the built web app (apps/web/dist); the page says how to build it when absent. */
   webRoot: string;
   logLevel?: string;
+  /** The scan lab, when this process offers one. */
+  lab?: LabService;
 }
 
 export interface BuiltApp {
@@ -49,6 +53,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   });
 
   registerTargetRoutes(app, options.monitors);
+  if (options.lab !== undefined) registerLabRoutes(app, options.lab);
+  else app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
 
   const indexHtml = path.join(options.webRoot, 'index.html');
   if (existsSync(indexHtml)) {

@@ -7,6 +7,7 @@ import { buildApp } from './app.ts';
 import { REPO_ROOT, type AppConfig } from './config/config.ts';
 import { ensureDemoTable } from './demo/demoTable.ts';
 import { DemoWorkload } from './demo/demoWorkload.ts';
+import { LabService } from './lab/labService.ts';
 import { EmbeddedPostgresServer } from './plugins/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from './sampler/sessions.ts';
 import { TargetMonitor } from './sampler/targetMonitor.ts';
@@ -28,6 +29,7 @@ export interface RunningAioscope {
   url: string;
   monitors: Map<string, TargetMonitor>;
   embedded: EmbeddedPostgresServer | null;
+  lab: LabService;
   close(): Promise<void>;
   /** True once close() began, including when a signal handler of a library began it. */
   isClosing(): boolean;
@@ -150,7 +152,18 @@ export async function startAioscope(config: AppConfig, log: Logger): Promise<Run
     cleanups.push(() => monitor.stop());
     const monitors = new Map([[monitor.id, monitor]]);
 
+    const demo = workload;
+    const lab = new LabService({
+      target: definition,
+      embedded,
+      resultsDir: path.join(config.dataDir, 'lab'),
+      allowExternal: config.allowLab,
+      ...(demo === null ? {} : { pauseDemo: () => demo.pause(), resumeDemo: () => demo.resume() }),
+      log: log.info,
+    });
+    cleanups.push(() => lab.cancel());
     const { app } = await buildApp({
+      lab,
       monitors,
       webRoot: WEB_ROOT,
       logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
@@ -168,7 +181,7 @@ export async function startAioscope(config: AppConfig, log: Logger): Promise<Run
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    return { url: `http://${host}:${port}/`, monitors, embedded, close: closeAll, isClosing: () => closing };
+    return { url: `http://${host}:${port}/`, monitors, embedded, lab, close: closeAll, isClosing: () => closing };
   } catch (error) {
     await closeAll();
     throw error;

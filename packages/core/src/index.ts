@@ -10,3 +10,4 @@ export * from './scans.ts';
 export * from './processes.ts';
 export * from './audit.ts';
 export * from './saturation.ts';
+export * from './lab.ts';

@@ -3,3 +3,4 @@ export * from './targets.ts';
 export * from './events.ts';
 export * from './audit.ts';
 export * from './api.ts';
+export * from './lab.ts';

@@ -31,6 +31,8 @@ Options:
   --no-demo             embedded server without the demo workload
   --demo-table-mb <mb>  size of the demo table (default ${DEFAULT_DEMO_TABLE_MB})
   --data-dir <path>     where the embedded server keeps its files (default .aioscope/)
+  --allow-lab           allow the scan lab on a server given with --db (it creates a table
+                        in its own schema aioscope_lab and drops it afterwards)
   --log-level <level>   fatal, error, warn, info, debug (default info)
   -h, --help            show this help
 
@@ -77,6 +79,7 @@ export const configSchema = z
       .max(8192, 'must be at most 8192'),
     dataDir: z.string().min(1),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug']),
+    allowLab: z.boolean(),
   })
   .strict();
 
@@ -113,6 +116,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         'demo-table-mb': { type: 'string' },
         'data-dir': { type: 'string' },
         'log-level': { type: 'string' },
+        'allow-lab': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -143,6 +147,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       typeof values['data-dir'] === 'string' ? values['data-dir'] : path.join(REPO_ROOT, '.aioscope'),
     ),
     logLevel: values['log-level'] ?? 'info',
+    allowLab: values['allow-lab'] === true,
   };
   const parsed = configSchema.safeParse(candidate);
   if (!parsed.success) {

@@ -24,26 +24,30 @@ export async function ensureDemoTable(
   client: ClientBase,
   targetBytes: number,
   resolveDataPath: (relative: string) => string,
+  table: string = DEMO_TABLE,
 ): Promise<DemoTableInfo> {
+  // `table` is one of aioscope's own names (schema.name of letters, digits and _), never user text.
+  if (!/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/.test(table)) throw new Error(`not an aioscope table name: ${table}`);
+  const schema = table.split('.')[0] ?? DEMO_SCHEMA;
   await client.query(`CREATE EXTENSION IF NOT EXISTS pg_buffercache`);
-  await client.query(`CREATE SCHEMA IF NOT EXISTS ${DEMO_SCHEMA}`);
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   const existing = await client.query<{ bytes: string | null }>(
     `SELECT pg_relation_size(to_regclass($1))::text AS bytes`,
-    [DEMO_TABLE],
+    [table],
   );
   const existingBytes = Number(existing.rows[0]?.bytes ?? 0);
   if (existingBytes < targetBytes * 0.9) {
     const rows = Math.ceil(targetBytes / BYTES_PER_ROW_ESTIMATE);
-    await client.query(`DROP TABLE IF EXISTS ${DEMO_TABLE}`);
+    await client.query(`DROP TABLE IF EXISTS ${table}`);
     await client.query(
-      `CREATE UNLOGGED TABLE ${DEMO_TABLE} WITH (autovacuum_enabled = off) AS
+      `CREATE UNLOGGED TABLE ${table} WITH (autovacuum_enabled = off) AS
          SELECT g AS id, now() - g * interval '1 second' AS recorded_at, md5(g::text) || repeat('x', 180) AS payload
            FROM generate_series(1, $1::bigint) AS g`.replace('$1::bigint', String(rows)),
     );
     // Set hint bits and the visibility map now, so later scans only read and never dirty pages.
-    await client.query(`VACUUM (FREEZE, ANALYZE) ${DEMO_TABLE}`);
+    await client.query(`VACUUM (FREEZE, ANALYZE) ${table}`);
   }
-  return describeDemoTable(client, resolveDataPath);
+  return describeDemoTable(client, resolveDataPath, table);
 }
 
 export async function describeDemoTable(

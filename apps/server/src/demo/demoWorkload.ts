@@ -31,12 +31,27 @@ export class DemoWorkload {
   private sessions: pg.Client[] = [];
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  private paused = false;
+  private idle: (() => void) | null = null;
 
   constructor(
     private readonly clientConfig: ClientConfig,
     private readonly table: DemoTableInfo,
     private readonly events: DemoWorkloadEvents = {},
   ) {}
+
+  /** Stops starting new bursts and waits for the current one to end (the scan lab needs a quiet server). */
+  async pause(): Promise<void> {
+    this.paused = true;
+    if (this.burstRunning) await new Promise<void>((resolve) => (this.idle = resolve));
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.wake?.();
+  }
+
+  private burstRunning = false;
 
   start(): void {
     this.loop = this.run();
@@ -71,24 +86,35 @@ export class DemoWorkload {
           ),
         );
         while (!this.stopped && control !== undefined) {
+          if (this.paused) {
+            await this.sleep(DEMO_PAUSE_MS);
+            continue;
+          }
+          this.burstRunning = true;
           const osResidencyBefore = await makeDemoTableCold(control, this.table);
           const started = performance.now();
           await Promise.all(
             scanners.map((scanner, index) => scanner.query(DEMO_SCANS[index % DEMO_SCANS.length] ?? '')),
           );
           this.events.onBurst?.({ ms: performance.now() - started, osResidencyBefore });
-          await this.pause(DEMO_PAUSE_MS);
+          this.burstRunning = false;
+          this.idle?.();
+          this.idle = null;
+          await this.sleep(DEMO_PAUSE_MS);
         }
       } catch (error) {
+        this.burstRunning = false;
+        this.idle?.();
+        this.idle = null;
         if (this.stopped) return;
         this.events.onError?.(error instanceof Error ? error.message : String(error));
         await Promise.all(this.sessions.splice(0).map((client) => client.end().catch(() => undefined)));
-        await this.pause(2_000);
+        await this.sleep(2_000);
       }
     }
   }
 
-  private pause(ms: number): Promise<void> {
+  private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
       this.wake = () => {

@@ -62,8 +62,10 @@ export class EmbeddedPostgresServer {
   readonly dataDir: string;
   readonly port: number;
   private readonly rootDir: string;
-  private readonly instance: EmbeddedPostgres;
+  private instance: EmbeddedPostgres;
   private readonly credentials: Credentials;
+  private readonly onLog: (line: string) => void;
+  private settings: Record<string, string>;
   private readonly logTail: string[] = [];
   private running = false;
   private exitListeners: ((code: number | null) => void)[] = [];
@@ -73,19 +75,24 @@ export class EmbeddedPostgresServer {
     this.dataDir = path.join(options.rootDir, 'data');
     this.port = options.port;
     this.credentials = credentials;
-    const settings = { ...EMBEDDED_SERVER_SETTINGS, ...options.settings };
-    const onLog = options.onLog ?? (() => undefined);
-    this.instance = new EmbeddedPostgres({
+    this.settings = { ...EMBEDDED_SERVER_SETTINGS, ...options.settings };
+    this.onLog = options.onLog ?? (() => undefined);
+    this.instance = this.createInstance();
+  }
+
+  private createInstance(): EmbeddedPostgres {
+    const onLog = this.onLog;
+    return new EmbeddedPostgres({
       databaseDir: this.dataDir,
-      port: options.port,
-      user: credentials.user,
-      password: credentials.password,
+      port: this.port,
+      user: this.credentials.user,
+      password: this.credentials.password,
       authMethod: 'scram-sha-256',
       persistent: true,
       // PostgreSQL refuses to run as root: the library creates and uses a `postgres` OS user.
       createPostgresUser: userInfo().uid === 0,
       initdbFlags: ['--encoding=UTF8', '--no-sync'],
-      postgresFlags: Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
+      postgresFlags: Object.entries(this.settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       onLog: (message: string) => {
         for (const line of message.split('\n')) {
           if (line.trim() === '') continue;
@@ -96,6 +103,22 @@ export class EmbeddedPostgresServer {
       },
       onError: (error: unknown) => onLog(`error: ${String(error)}`),
     });
+  }
+
+  /** The -c settings the server runs with now. */
+  get currentSettings(): Readonly<Record<string, string>> {
+    return this.settings;
+  }
+
+  /**
+   * Restarts with changed settings (the scan lab's io_method / io_workers variants). Same port,
+   * same data: connections drop and monitoring sessions reconnect on their own.
+   */
+  async restart(changes: Record<string, string>): Promise<void> {
+    await this.stop();
+    this.settings = { ...this.settings, ...changes };
+    this.instance = this.createInstance();
+    await this.startInstance();
   }
 
   /** Creates the cluster when absent, then starts it. */

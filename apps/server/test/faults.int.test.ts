@@ -1,0 +1,356 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import type { Server as SocketServer } from 'socket.io';
+import type { IoStatDelta, LiveFrame, TargetStatus } from '@aioscope/spec';
+import { buildApp } from '../src/app.ts';
+import { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
+import { bufferBytes, retainedHeapBytes, sleep, waitUntil } from './support/polling.ts';
+import { RawSocketIoClient } from './support/rawSocketIo.ts';
+import { TEST_DATA_ROOT, connect, startTestPostgres } from './support/testPostgres.ts';
+
+const MB = 1024 * 1024;
+
+interface Watched {
+  monitor: TargetMonitor;
+  frames: LiveFrame[];
+  deltas: IoStatDelta[];
+  statuses: TargetStatus[];
+}
+
+/** A started monitor with everything it reports recorded. */
+function watch(clientConfig: pg.ClientConfig, sampleRateHz: number): Watched {
+  const monitor = new TargetMonitor(
+    { id: 'test', name: 'test', kind: 'embedded', clientConfig },
+    { sampleRateHz, demoWorkload: false },
+  );
+  const watched: Watched = { monitor, frames: [], deltas: [], statuses: [] };
+  monitor.onFrame((frame) => watched.frames.push(frame));
+  monitor.onIoDelta((delta) => watched.deltas.push(delta));
+  monitor.onStatus((status) => watched.statuses.push(status));
+  monitor.start();
+  return watched;
+}
+
+/** The HTTP + socket.io app around one monitor, listening on a free loopback port. */
+async function serve(monitor: TargetMonitor): Promise<{ app: FastifyInstance; io: SocketServer; port: number }> {
+  const { app, io } = await buildApp({ monitors: new Map([[monitor.id, monitor]]), webRoot: '/nonexistent' });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('the app has no port');
+  return { app, io, port: address.port };
+}
+
+/** What the server holds for one connected socket: engine.io's queue and the websocket's unsent bytes. */
+function serverSideBacklog(io: SocketServer, socketId: string): { queuedPackets: number; unsentBytes: number } {
+  const socket = io.sockets.sockets.get(socketId);
+  if (socket === undefined) return { queuedPackets: 0, unsentBytes: 0 };
+  const conn = socket.conn as unknown as { writeBuffer: unknown[]; transport: { socket?: { bufferedAmount?: number } } };
+  return { queuedPackets: conn.writeBuffer.length, unsentBytes: conn.transport.socket?.bufferedAmount ?? 0 };
+}
+
+const isStrictlyIncreasing = (values: number[]): boolean => values.every((v, i) => i === 0 || v > (values[i - 1] ?? v));
+
+describe('faults against a real PostgreSQL 18', () => {
+  let server: EmbeddedPostgresServer;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    server = await startTestPostgres('faults');
+    // The admin session must never hang on a stopped backend: both timeouts bound it.
+    admin = await connect(server, { statement_timeout: 2_000, query_timeout: 4_000 });
+  });
+
+  afterAll(async () => {
+    await admin?.end();
+    await server?.stop();
+  });
+
+  it('resumes after the server restarts mid-stream, leaving a gap rather than inventing frames', async () => {
+    const name = 'faults-restart';
+    let target = await startTestPostgres(name);
+    const port = target.port;
+    const { monitor, frames, deltas } = watch(target.connectionConfig, 20);
+    try {
+      await waitUntil(() => monitor.currentStatus().state === 'live' && frames.length >= 10, 10_000, 'live frames');
+      // One pg_stat_io delta before the restart, so the stat tick has a baseline to (not) diff across.
+      await waitUntil(() => deltas.length >= 1, 5_000, 'a first pg_stat_io delta');
+
+      await target.stop();
+      const stoppedAt = Date.now();
+      await waitUntil(
+        () => monitor.currentStatus().state === 'reconnecting' && (monitor.currentStatus().message ?? '') !== '',
+        5_000,
+        "state 'reconnecting' with a reason",
+      );
+      // The outage itself: long enough for several reconnection attempts and a missed stat tick.
+      await sleep(1_500);
+
+      const restartBegan = Date.now();
+      target = await EmbeddedPostgresServer.start({ rootDir: path.join(TEST_DATA_ROOT, name), port, settings: {} });
+      const readyAt = Date.now();
+      const liveAfterMs = await waitUntil(() => monitor.currentStatus().state === 'live', 2_000, "'live' again");
+      expect(liveAfterMs).toBeLessThanOrEqual(2_000);
+      expect(monitor.currentStatus().message).toBeNull();
+
+      await waitUntil(() => frames.filter((f) => f.t >= readyAt).length >= 10, 5_000, 'frames after the restart');
+      // A delta needs a fresh baseline after reconnecting: two stat ticks.
+      await waitUntil(() => deltas.some((d) => d.t >= readyAt), 5_000, 'a pg_stat_io delta after the restart');
+
+      for (const delta of deltas) {
+        expect(delta.reads).toBeGreaterThanOrEqual(0);
+        expect(delta.readBytes).toBeGreaterThanOrEqual(0);
+        expect(delta.readTimeMs).toBeGreaterThanOrEqual(0);
+      }
+      const times = frames.map((f) => f.t);
+      expect(isStrictlyIncreasing(times), 'frames in time order').toBe(true);
+      // No frame can come from a server that was not running.
+      expect(times.filter((t) => t > stoppedAt && t < restartBegan)).toEqual([]);
+      const lastBefore = Math.max(...times.filter((t) => t <= stoppedAt));
+      const firstAfter = Math.min(...times.filter((t) => t > stoppedAt));
+      expect(firstAfter - lastBefore, 'the gap spans the outage').toBeGreaterThan(restartBegan - stoppedAt);
+    } finally {
+      await monitor.stop();
+      await target.stop();
+    }
+  });
+
+  it('skips ticks instead of piling up queries while its backends are stopped (SIGSTOP), then recovers', async () => {
+    const { monitor, frames } = watch(server.connectionConfig, 20);
+    const stopped: number[] = [];
+    const aioscopeSessions = async (): Promise<{ pid: number; state: string | null }[]> =>
+      (
+        await admin.query<{ pid: number; state: string | null }>(
+          `SELECT pid, state FROM pg_stat_activity WHERE application_name = 'aioscope'`,
+        )
+      ).rows;
+    try {
+      await waitUntil(() => monitor.currentStatus().state === 'live' && frames.length >= 10, 10_000, 'live frames');
+      // The fast and the stat session both exist once the first stat tick ran.
+      await waitUntil(async () => (await aioscopeSessions()).length >= 2, 5_000, 'both monitoring sessions');
+      const pids = (await aioscopeSessions()).map((row) => row.pid);
+      const heapBefore = retainedHeapBytes();
+      const skippedBefore = monitor.currentStatus().skippedTicks;
+
+      for (const pid of pids) {
+        process.kill(pid, 'SIGSTOP');
+        stopped.push(pid);
+      }
+      const stoppedAt = Date.now();
+      let maxActive = 0;
+      let maxSessions = 0;
+      const observe = async (): Promise<void> => {
+        const sessions = await aioscopeSessions();
+        maxSessions = Math.max(maxSessions, sessions.length);
+        maxActive = Math.max(maxActive, sessions.filter((s) => s.state === 'active').length);
+      };
+      while (Date.now() - stoppedAt < 4_000) {
+        await observe();
+        await sleep(100);
+      }
+      for (const pid of stopped.splice(0)) process.kill(pid, 'SIGCONT');
+      const continuedAt = Date.now();
+
+      await waitUntil(
+        async () => {
+          await observe();
+          return monitor.currentStatus().state === 'live' && frames.some((f) => f.t > continuedAt);
+        },
+        10_000,
+        "'live' with fresh frames after SIGCONT",
+        100,
+      );
+      const skipped = monitor.currentStatus().skippedTicks - skippedBefore;
+      // 4 s at 20 Hz is 80 slots; the client-side query timeout (3 s) ends the hung tick first.
+      expect(skipped, 'ticks skipped while the backend was stopped').toBeGreaterThanOrEqual(20);
+      expect(maxActive, 'active aioscope queries: at most one per session').toBeLessThanOrEqual(3);
+      const heapGrowth = retainedHeapBytes() - heapBefore;
+      expect(heapGrowth, `heap growth ${(heapGrowth / MB).toFixed(1)} MB`).toBeLessThan(50 * MB);
+      // Reported for the record: abandoned backends stay until they run again and see the closed socket.
+      console.info(`SIGSTOP: skipped ${skipped} ticks, max ${maxSessions} aioscope sessions, ${maxActive} active`);
+    } finally {
+      for (const pid of stopped) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // already gone
+        }
+      }
+      await monitor.stop();
+    }
+  });
+
+  it('degrades to no pg_aios, without disconnecting, when pg_read_all_stats is revoked while running', async () => {
+    await admin.query(`CREATE ROLE watcher LOGIN PASSWORD 'x'`);
+    await admin.query('GRANT pg_read_all_stats TO watcher');
+    const { monitor, frames, deltas } = watch({ ...server.connectionConfig, user: 'watcher', password: 'x' }, 20);
+    try {
+      await waitUntil(
+        () => frames.filter((f) => f.inflight !== null).length >= 5 && deltas.length >= 1,
+        10_000,
+        'frames with pg_aios and a first delta, as watcher',
+      );
+      expect(monitor.currentStatus()).toMatchObject({ state: 'live', message: null });
+
+      await admin.query('REVOKE pg_read_all_stats FROM watcher');
+      const revokedAt = Date.now();
+      await waitUntil(
+        () =>
+          frames.some((f) => f.t > revokedAt && f.inflight === null) &&
+          monitor.currentStatus().state === 'live' &&
+          /GRANT pg_read_all_stats/.test(monitor.currentStatus().message ?? ''),
+        5_000,
+        "frames without pg_aios and a status that says to GRANT pg_read_all_stats",
+      );
+      const firstDegraded = frames.find((f) => f.t > revokedAt && f.inflight === null)?.t ?? Infinity;
+      await waitUntil(() => frames.filter((f) => f.t > firstDegraded).length >= 10, 3_000, 'more degraded frames');
+      expect(frames.filter((f) => f.t >= firstDegraded).every((f) => f.inflight === null && f.newReads === null)).toBe(
+        true,
+      );
+      await waitUntil(() => deltas.some((d) => d.t > revokedAt), 5_000, 'pg_stat_io deltas after the revoke');
+    } finally {
+      await monitor.stop();
+      await admin.query('DROP ROLE IF EXISTS watcher');
+    }
+  });
+
+  it('gives a viewer that reconnects a snapshot that fills the time it was away, in order', async () => {
+    const { monitor, frames } = watch(server.connectionConfig, 20);
+    const { app } = await serve(monitor);
+    const viewers: Viewer[] = [];
+    try {
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      const first = await connectViewer(url);
+      viewers.push(first);
+      const joined = await joinAs(first, 'test');
+      expect(joined.reply).toEqual({ ok: true });
+      expect(joined.snapshot?.targetId).toBe('test');
+      await waitUntil(() => first.frames.length >= 10, 5_000, 'live frames for the first viewer');
+
+      first.close();
+      const lastSeen = first.frames.at(-1)?.frame.t ?? 0;
+      const awayFrom = Date.now();
+      await sleep(2_000); // the viewer is away
+      const awayUntil = Date.now();
+
+      const second = await connectViewer(url);
+      viewers.push(second);
+      const rejoined = await joinAs(second, 'test');
+      expect(rejoined.reply).toEqual({ ok: true });
+      const snapshotTimes = (rejoined.snapshot?.frames ?? []).map((f) => f.t);
+      expect(isStrictlyIncreasing(snapshotTimes), 'snapshot frames in time order').toBe(true);
+      const duringAbsence = snapshotTimes.filter((t) => t > awayFrom && t < awayUntil);
+      expect(duringAbsence.length, 'frames from the 2 s away (20 Hz)').toBeGreaterThanOrEqual(20);
+      // Continuity: the snapshot starts at or before what the viewer last saw, with no hole after it.
+      expect(snapshotTimes).toContain(lastSeen);
+      const fromLastSeen = snapshotTimes.filter((t) => t >= lastSeen);
+      const holes = fromLastSeen.slice(1).map((t, i) => t - (fromLastSeen[i] ?? t));
+      expect(Math.max(...holes), 'largest hole between snapshot frames, ms').toBeLessThan(1_000);
+      // The snapshot is the monitor's own history, frame for frame.
+      expect(fromLastSeen).toEqual(frames.map((f) => f.t).filter((t) => t >= lastSeen && t <= (snapshotTimes.at(-1) ?? 0)));
+
+      const snapshotEnd = snapshotTimes.at(-1) ?? 0;
+      await waitUntil(() => second.frames.some((f) => f.frame.t > snapshotEnd), 3_000, 'live frames after the snapshot');
+    } finally {
+      for (const viewer of viewers) viewer.close();
+      await app.close();
+      await monitor.stop();
+    }
+  });
+
+  // BUG (apps/server/src/live/liveHub.ts, createLiveHub): 'processes' and 'frame' are emitted
+  // volatile in the same synchronous run of TargetMonitor.fastTick (processes listeners first,
+  // then record(frame)). The first volatile send marks engine.io's websocket transport
+  // non-writable until its write callback (next tick), so the frame right after every
+  // 'processes' event is discarded for every viewer, healthy or not: ~2 frames/s, 10 % at 20 Hz.
+  it.fails('delivers every frame to a healthy viewer (volatile drops only under back-pressure)', async () => {
+    const { monitor, frames } = watch(server.connectionConfig, 20);
+    const { app } = await serve(monitor);
+    let viewer: Viewer | undefined;
+    try {
+      const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+      viewer = await connectViewer(url);
+      const healthy = viewer;
+      expect((await joinAs(healthy, 'test')).reply).toEqual({ ok: true });
+      await waitUntil(() => healthy.frames.length >= 5, 5_000, 'first live frames');
+      const from = healthy.frames[0]?.frame.t ?? 0;
+      await sleep(4_000); // 80 frames at 20 Hz
+      const until = frames.at(-1)?.t ?? 0;
+      await waitUntil(() => healthy.frames.some((f) => f.frame.t >= until), 2_000, 'the newest frame to arrive');
+      const produced = frames.map((f) => f.t).filter((t) => t >= from && t <= until);
+      const received = new Set(healthy.frames.map((f) => f.frame.t));
+      const missing = produced.filter((t) => !received.has(t));
+      expect(produced.length).toBeGreaterThanOrEqual(40);
+      expect(missing.length, `frames lost on an idle loopback viewer out of ${produced.length}`).toBe(0);
+    } finally {
+      viewer?.close();
+      await app.close();
+      await monitor.stop();
+    }
+  });
+
+  it('keeps a slow viewer that stops reading from slowing others or growing the heap', async () => {
+    const { monitor, frames } = watch(server.connectionConfig, 100);
+    const { app, io, port } = await serve(monitor);
+    let normal: Viewer | undefined;
+    let slow: RawSocketIoClient | undefined;
+    try {
+      await waitUntil(() => frames.length >= 300, 10_000, '3 s of frames at 100 Hz, so a snapshot is large');
+      normal = await connectViewer(`http://127.0.0.1:${port}`);
+      const healthy = normal;
+      expect((await joinAs(healthy, 'test')).reply).toEqual({ ok: true });
+
+      slow = await RawSocketIoClient.connect(port);
+      const slowSid = JSON.parse(slow.messages.find((m) => m.startsWith('40{'))?.slice(2) ?? '{}') as { sid?: string };
+      slow.send('420["joinTarget",{"targetId":"test"}]');
+      await slow.waitForMessage((m) => m.startsWith('430[{"ok":true}]'), 5_000, 'the raw join ack');
+      await slow.waitForMessage((m) => m.startsWith('42["snapshot"'), 5_000, 'the raw snapshot');
+      // Join again and stop reading at once: this snapshot and the frames after it back up.
+      slow.send('421["joinTarget",{"targetId":"test"}]');
+      slow.pauseReading();
+
+      const heapBefore = retainedHeapBytes();
+      const buffersBefore = bufferBytes();
+      const windowStart = Date.now();
+      const normalStart = healthy.frames.length;
+      const producedStart = frames.length;
+      let maxQueued = 0;
+      let maxUnsent = 0;
+      while (Date.now() - windowStart < 10_000) {
+        const backlog = serverSideBacklog(io, slowSid.sid ?? '');
+        maxQueued = Math.max(maxQueued, backlog.queuedPackets);
+        maxUnsent = Math.max(maxUnsent, backlog.unsentBytes);
+        await sleep(250);
+      }
+      const seconds = (Date.now() - windowStart) / 1000;
+      const normalRate = (healthy.frames.length - normalStart) / seconds;
+      const producedRate = (frames.length - producedStart) / seconds;
+      const heapGrowth = retainedHeapBytes() - heapBefore;
+      const bufferGrowth = bufferBytes() - buffersBefore;
+      console.info(
+        `slow viewer: normal ${normalRate.toFixed(1)}/s of ${producedRate.toFixed(1)}/s produced; ` +
+          `server queue max ${maxQueued} packets, ${(maxUnsent / 1024).toFixed(0)} kB unsent; ` +
+          `heap +${(heapGrowth / MB).toFixed(1)} MB, buffers +${(bufferGrowth / MB).toFixed(1)} MB`,
+      );
+
+      expect(healthy.disconnects).toEqual([]);
+      expect(normalRate, 'normal viewer frames/s at 100 Hz').toBeGreaterThanOrEqual(80);
+      expect(heapGrowth, 'server heap growth').toBeLessThan(30 * MB);
+      expect(bufferGrowth, 'Buffer memory growth').toBeLessThan(30 * MB);
+      // Back-pressure really happened, and it was bounded: frames were dropped, not queued.
+      expect(maxUnsent, 'bytes the server could not hand to the slow socket').toBeGreaterThan(0);
+      expect(maxQueued, 'packets queued in engine.io for the slow socket').toBeLessThan(50);
+
+      slow.resumeReading();
+      await waitUntil(() => slow?.messages.some((m) => m.startsWith('431[{"ok":true}]')) ?? false, 5_000, 'the slow viewer catching up');
+    } finally {
+      slow?.close();
+      normal?.close();
+      await app.close();
+      await monitor.stop();
+    }
+  });
+});

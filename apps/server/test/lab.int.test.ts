@@ -1,0 +1,178 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import type { LabExperiment, LabExperimentInput } from '@aioscope/spec';
+import { buildApp } from '../src/app.ts';
+import { LabService } from '../src/lab/labService.ts';
+import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { TargetDefinition } from '../src/targets/target.ts';
+import { TEST_DATA_ROOT, connect, startTestPostgres } from './support/testPostgres.ts';
+
+const RESULTS = path.join(TEST_DATA_ROOT, 'lab-results');
+
+async function runToEnd(lab: LabService, input: LabExperimentInput): Promise<LabExperiment> {
+  const started = lab.start(input);
+  if (!started.ok) throw new Error(started.error);
+  await lab.settled();
+  const experiment = await lab.get(started.id);
+  if (experiment === null) throw new Error('experiment not saved');
+  return experiment;
+}
+
+describe('scan lab on a real embedded PostgreSQL 18', () => {
+  let server: EmbeddedPostgresServer;
+  let admin: pg.Client;
+  let lab: LabService;
+  let target: TargetDefinition;
+
+  beforeAll(async () => {
+    await rm(RESULTS, { recursive: true, force: true });
+    server = await startTestPostgres('lab');
+    admin = await connect(server);
+    target = {
+      id: 'embedded',
+      name: 'embedded PostgreSQL 18',
+      kind: 'embedded',
+      clientConfig: server.connectionConfig,
+    };
+    lab = new LabService({ target, embedded: server, resultsDir: RESULTS, allowExternal: false });
+  });
+
+  afterAll(async () => {
+    await admin?.end().catch(() => undefined);
+    await server?.stop();
+  });
+
+  /** Objects in the database, on a fresh connection (the lab's restarts end older ones). */
+  async function objectCount(): Promise<number> {
+    const client = await connect(server);
+    try {
+      return (await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_class`)).rows[0]?.n ?? -1;
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('reads ~8 kB per read with io_combine_limit 1 and ~128 kB with 16, cold, after verifying 0 % OS residency', async () => {
+    const experiment = await runToEnd(lab, {
+      tableMb: 64,
+      cacheState: 'cold',
+      rounds: 2,
+      variants: [
+        { name: 'icl=1', session: { io_combine_limit: 1 } },
+        { name: 'icl=16', session: { io_combine_limit: 16 } },
+      ],
+    });
+    expect(experiment.status, experiment.error ?? '').toBe('done');
+    expect(experiment.runs.map((run) => run.variant)).toEqual(['icl=1', 'icl=16', 'icl=1', 'icl=16']);
+    for (const run of experiment.runs) {
+      expect(run.osResidencyBefore, 'OS cache empty before a cold run').toBe(0);
+      expect(run.sharedReadBlocks).toBeGreaterThan(0);
+      expect(run.executionMs).toBeGreaterThan(0);
+    }
+    const [one, sixteen] = experiment.summary;
+    expect(one?.medianBytesPerRead).toBeGreaterThan(7 * 1024);
+    expect(one?.medianBytesPerRead).toBeLessThan(9 * 1024);
+    expect(sixteen?.medianBytesPerRead).toBeGreaterThan(110 * 1024);
+    expect(sixteen?.medianBytesPerRead).toBeLessThanOrEqual(128 * 1024);
+    expect(experiment.notes.join(' ')).toMatch(/indicative/);
+    expect(one?.ratioToBaseline).toBe(1);
+  });
+
+  it('restarts the embedded server per variant for sync vs worker and records io_method per run', async () => {
+    const experiment = await runToEnd(lab, {
+      tableMb: 32,
+      cacheState: 'shared-buffers-cold',
+      rounds: 2,
+      variants: [
+        { name: 'sync', server: { io_method: 'sync' } },
+        { name: 'worker', server: { io_method: 'worker' } },
+      ],
+    });
+    expect(experiment.status, experiment.error ?? '').toBe('done');
+    expect(experiment.runs.map((run) => `${run.variant}:${run.ioMethod}`)).toEqual([
+      'sync:sync',
+      'worker:worker',
+      'sync:sync',
+      'worker:worker',
+    ]);
+    expect(server.currentSettings.io_method).toBe('worker');
+  });
+
+  it('refuses on a server that is not the embedded one without --allow-lab, and creates nothing', async () => {
+    const external = new LabService({
+      target: { ...target, id: 'server', kind: 'external', name: 'app@db1:5432/prod' },
+      embedded: null,
+      resultsDir: RESULTS,
+      allowExternal: false,
+    });
+    const before = await objectCount();
+    const result = external.start({ tableMb: 16, cacheState: 'cold', variants: [{ name: 'a' }] });
+    expect(result).toEqual({ ok: false, status: 403, error: expect.stringMatching(/--allow-lab/) });
+    const allowed = new LabService({
+      target: { ...target, id: 'server', kind: 'external', name: 'app@db1:5432/prod' },
+      embedded: null,
+      resultsDir: RESULTS,
+      allowExternal: true,
+    });
+    expect(allowed.start({ tableMb: 16, cacheState: 'cold', variants: [{ name: 'a' }] })).toEqual({
+      ok: false,
+      status: 400,
+      error: expect.stringMatching(/confirmTarget = "app@db1:5432\/prod"/),
+    });
+    expect(
+      allowed.start({
+        tableMb: 16,
+        cacheState: 'cold',
+        confirmTarget: 'app@db1:5432/prod',
+        variants: [{ name: 'a', server: { io_method: 'sync' } }],
+      }),
+    ).toMatchObject({ ok: false, status: 400 });
+    expect(await objectCount()).toBe(before);
+  });
+
+  it('rejects hostile input over REST with a clear message and creates nothing', async () => {
+    const { app } = await buildApp({ monitors: new Map(), lab, webRoot: '/nonexistent' });
+    try {
+      const before = await objectCount();
+      const hostile: unknown[] = [
+        { tableMb: 64, cacheState: 'cold', variants: [{ name: "a'; DROP TABLE x; --" }] },
+        { tableMb: 10 ** 9, cacheState: 'cold', variants: [{ name: 'a' }] },
+        { tableMb: 64, cacheState: 'cold; DROP', variants: [{ name: 'a' }] },
+        { tableMb: 64, cacheState: 'cold', variants: [{ name: 'a', session: { work_mem: '1GB' } }] },
+        {
+          tableMb: 64,
+          cacheState: 'cold',
+          variants: [{ name: 'a', session: { io_combine_limit: '16; DROP TABLE x' } }],
+        },
+        { tableMb: 64, cacheState: 'cold', variants: [] },
+        { tableMb: 64, cacheState: 'cold', variants: [{ name: 'a' }], baseline: 3 },
+      ];
+      for (const body of hostile) {
+        const response = await app.inject({ method: 'POST', url: '/api/lab/experiments', payload: body as object });
+        expect(response.statusCode, JSON.stringify(body)).toBe(400);
+        expect(JSON.parse(response.body).error).toEqual(expect.any(String));
+      }
+      const malformed = await app.inject({
+        method: 'POST',
+        url: '/api/lab/experiments',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"tableMb": 64, "cacheState": ',
+      });
+      expect(malformed.statusCode).toBe(400);
+      expect(JSON.parse(malformed.body).error).toEqual(expect.any(String));
+      expect(await objectCount()).toBe(before);
+      const list = await app.inject({ method: 'GET', url: '/api/lab/experiments' });
+      expect(list.statusCode).toBe(200);
+      const first = (JSON.parse(list.body) as { id: string }[])[0];
+      const md = await app.inject({ method: 'GET', url: `/api/lab/experiments/${first?.id ?? ''}/export?format=md` });
+      expect(md.body).toMatch(/\| variant \| runs \| median ms/);
+      const csv = await app.inject({ method: 'GET', url: `/api/lab/experiments/${first?.id ?? ''}/export?format=csv` });
+      expect(csv.body.split('\n')[0]).toMatch(/^variant,round,/);
+      expect((await app.inject({ method: 'GET', url: '/api/lab/experiments/..%2Fetc' })).statusCode).toBe(400);
+    } finally {
+      await app.close();
+    }
+  });
+});
