@@ -98,6 +98,28 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     await context.close();
   });
 
+  it('runs a scan-lab experiment from the UI and shows its medians', async () => {
+    const context = await chromium.browser.newContext({
+      viewport: { width: 1600, height: 1000 },
+      colorScheme: 'light',
+    });
+    const consoleErrors = collectConsoleErrors(context);
+    const dashboard = new DashboardPage(await context.newPage());
+    await dashboard.open(baseUrl);
+    await dashboard.startExperiment({ variants: 'icl=1;icl=16', rounds: 2, tableMb: 64 });
+    await dashboard.waitForExperimentDone(120_000);
+    const medians = await dashboard.page.getByTestId('lab-medians').innerText();
+    expect(medians).toMatch(/icl=1\s+2\s+[\d.]+ ms/);
+    expect(medians).toMatch(/icl=16\s+2\s+[\d.]+ ms/);
+    expect(medians).toMatch(/8(\.0)? kB/);
+    expect(medians).toMatch(/12\d(\.\d)? kB/);
+    expect(await dashboard.labPanel().innerText()).toMatch(/indicative/);
+    await dashboard.labPanel().scrollIntoViewIfNeeded();
+    await dashboard.labPanel().screenshot({ path: path.join(ARTIFACTS, 'lab-light.png') });
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  });
+
   it('stops on SIGTERM and leaves no PostgreSQL running', async () => {
     expect(existsSync(POSTMASTER_PID)).toBe(true);
     const postmasterPid = Number(readFileSync(POSTMASTER_PID, 'utf8').split('\n')[0]);

@@ -85,6 +85,26 @@ export class DashboardPage {
     return this.page.getByTestId('panel-scan-map');
   }
 
+  labPanel() {
+    return this.page.getByTestId('panel-lab');
+  }
+
+  /** Fills the lab form and starts an experiment, as a user would. */
+  async startExperiment(options: { variants: string; rounds: number; tableMb: number }): Promise<void> {
+    const lab = this.labPanel();
+    await lab.getByLabel('variants').fill(options.variants);
+    await lab.getByLabel('rounds').fill(String(options.rounds));
+    await lab.getByLabel('table size in MB').fill(String(options.tableMb));
+    await lab.getByRole('button', { name: 'run experiment' }).click();
+  }
+
+  async waitForExperimentDone(timeoutMs: number): Promise<void> {
+    await this.page
+      .getByTestId('lab-current')
+      .getByRole('heading', { name: /: done/ })
+      .waitFor({ timeout: timeoutMs });
+  }
+
   async toggleTheme(): Promise<void> {
     await this.page.getByRole('button', { name: 'switch colour theme' }).click();
   }

@@ -8,6 +8,10 @@ const log = {
 
 /** The process: configuration, start, signals, exit codes. Everything else lives in server.ts/app.ts. */
 async function main(): Promise<number> {
+  if (process.argv[2] === 'lab') {
+    const { runLabCommand } = await import('./lab/labCommand.ts');
+    return runLabCommand(process.argv.slice(3));
+  }
   const result = parseConfig(process.argv.slice(2), process.env);
   if (result.ok === 'help') {
     process.stdout.write(HELP_TEXT);

@@ -7,6 +7,7 @@ import { Banner } from './panels/Banner.tsx';
 import { BytesPerReadPanel } from './panels/BytesPerReadPanel.tsx';
 import { Header } from './panels/Header.tsx';
 import { InflightPanel } from './panels/InflightPanel.tsx';
+import { LabPanel } from './panels/LabPanel.tsx';
 import { ProcessDetailPanel } from './panels/ProcessDetailPanel.tsx';
 import { ProcessesPanel } from './panels/ProcessesPanel.tsx';
 import { ReadCombiningPanel } from './panels/ReadCombiningPanel.tsx';
@@ -63,7 +64,7 @@ export function App(): ReactNode {
         <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
       ) : null}
       <Banner target={target} />
-      <main className="panels">
+      <main className="panels" id="live">
         <InflightPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
         <BytesPerReadPanel frames={frames} deltas={deltas} domain={domain} target={target} />
         <WorkerPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
@@ -95,6 +96,9 @@ export function App(): ReactNode {
       </section>
       <section className="panels panels-wide">
         <AuditPanel target={target} />
+      </section>
+      <section className="panels panels-wide">
+        <LabPanel target={target} />
       </section>
       <footer className="app-footer">
         Window: last {WINDOW_MS / 1000} s on the server&apos;s clock. Hover a figure marked (i) for what it is and where

@@ -11,3 +11,4 @@ export * from './processes.ts';
 export * from './audit.ts';
 export * from './saturation.ts';
 export * from './lab.ts';
+export * from './labVariants.ts';

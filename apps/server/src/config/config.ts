@@ -19,6 +19,7 @@ export const PG_TARGET_VARIABLES = ['PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABAS
 export const HELP_TEXT = `aioscope: live view of PostgreSQL asynchronous I/O
 
 Usage: npm start -- [options]
+       npm start -- lab [options]      the cold-scan drill (see lab --help)
 
 With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo workload.
 
