@@ -120,6 +120,22 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     await context.close();
   });
 
+  it('serves a page whose HTML and scripts never contain the database password', async () => {
+    const { password } = JSON.parse(readFileSync(path.join(DATA_DIR, 'pg18/credentials.json'), 'utf8')) as {
+      password: string;
+    };
+    expect(password.length).toBeGreaterThan(8);
+    const html = await (await fetch(baseUrl)).text();
+    const scripts = [...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((match) => match[1] ?? '');
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const text of [
+      html,
+      ...(await Promise.all(scripts.map(async (src) => (await fetch(new URL(src, baseUrl))).text()))),
+    ]) {
+      expect(text).not.toContain(password);
+    }
+  });
+
   it('stops on SIGTERM and leaves no PostgreSQL running', async () => {
     expect(existsSync(POSTMASTER_PID)).toBe(true);
     const postmasterPid = Number(readFileSync(POSTMASTER_PID, 'utf8').split('\n')[0]);

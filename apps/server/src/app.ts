@@ -5,6 +5,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
 import { createLiveHub } from './live/liveHub.ts';
+import { registerAccessControl } from './plugins/access.ts';
 import type { LabService } from './lab/labService.ts';
 import { registerLabRoutes } from './routes/lab.ts';
 import { registerTargetRoutes } from './routes/targets.ts';
@@ -17,6 +18,8 @@ export interface AppOptions {
   logLevel?: string;
   /** The scan lab, when this process offers one. */
   lab?: LabService;
+  /** Required on every request and socket when set (listening beyond loopback). */
+  token?: string;
 }
 
 export interface BuiltApp {
@@ -42,6 +45,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       },
     },
   });
+
+  if (options.token !== undefined) registerAccessControl(app, options.token);
 
   app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
     const status = error.statusCode ?? 500;
@@ -71,7 +76,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     );
   }
 
-  const io = createLiveHub(app.server, options.monitors);
+  const io = createLiveHub(app.server, options.monitors, options.token);
   // Upgraded websocket connections are not the HTTP server's to close: end them before it closes.
   app.addHook('preClose', async () => {
     io.disconnectSockets(true);

@@ -12,6 +12,7 @@ interface ComposeService {
   security_opt?: string[];
   depends_on?: Record<string, { condition: string }>;
   profiles?: string[];
+  environment?: Record<string, string>;
 }
 
 /** Docker cannot run on this machine, so the compose file's shape is what is checked. */
@@ -32,6 +33,13 @@ describe('docker-compose.yml', () => {
     expect(existsSync(path.join(REPO_ROOT, aioscope?.build?.dockerfile ?? 'missing'))).toBe(true);
     expect(aioscope?.command?.join(' ')).toMatch(/--db postgres:\/\/\S+@postgres:5432\//);
     expect(aioscope?.depends_on?.postgres?.condition).toBe('service_healthy');
+  });
+
+  it('gives aioscope an access token whenever it listens on all interfaces in a container', () => {
+    for (const service of Object.values(compose.services)) {
+      if (service.command?.includes('0.0.0.0') === true)
+        expect(service.environment?.AIOSCOPE_TOKEN).toMatch(/^\$\{AIOSCOPE_TOKEN:\?/);
+    }
   });
 
   it('publishes the dashboard on the host loopback only', () => {

@@ -165,6 +165,7 @@ export async function startAioscope(config: AppConfig, log: Logger): Promise<Run
     const { app } = await buildApp({
       lab,
       monitors,
+      ...(config.token === undefined ? {} : { token: config.token }),
       webRoot: WEB_ROOT,
       logLevel: config.logLevel === 'info' ? 'warn' : config.logLevel,
     });
@@ -181,7 +182,15 @@ export async function startAioscope(config: AppConfig, log: Logger): Promise<Run
     const address = app.server.address();
     const port = typeof address === 'object' && address !== null ? address.port : config.port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    return { url: `http://${host}:${port}/`, monitors, embedded, lab, close: closeAll, isClosing: () => closing };
+    const tokenQuery = config.token === undefined ? '' : `?token=${encodeURIComponent(config.token)}`;
+    return {
+      url: `http://${host}:${port}/${tokenQuery}`,
+      monitors,
+      embedded,
+      lab,
+      close: closeAll,
+      isClosing: () => closing,
+    };
   } catch (error) {
     await closeAll();
     throw error;

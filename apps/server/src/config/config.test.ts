@@ -60,6 +60,15 @@ describe('parseConfig', () => {
     expect(config.sampleRateHz).toBe(100);
   });
 
+  it('refuses to listen beyond loopback without a token', () => {
+    expect(error(['--host', '0.0.0.0'])).toMatch(/--host is not a loopback address: .* Set --token or AIOSCOPE_TOKEN/);
+    expect(error(['--host', '0.0.0.0', '--token', 'short'])).toBe('--token must be at least 16 characters');
+    expect(ok(['--host', '0.0.0.0', '--token', '0123456789abcdef']).token).toBe('0123456789abcdef');
+    expect(ok(['--host', '0.0.0.0'], { AIOSCOPE_TOKEN: 'fedcba9876543210' }).token).toBe('fedcba9876543210');
+    expect(ok(['--host', '127.0.0.2']).token).toBeUndefined();
+    expect(ok(['--host', '::1']).host).toBe('::1');
+  });
+
   it('answers --help', () => {
     expect(parseConfig(['--help'], {})).toEqual({ ok: 'help' });
   });

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
+import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
 
 /** Where the repository root is, so `.aioscope/` lands there whatever folder npm runs us from. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -32,6 +33,8 @@ Options:
   --no-demo             embedded server without the demo workload
   --demo-table-mb <mb>  size of the demo table (default ${DEFAULT_DEMO_TABLE_MB})
   --data-dir <path>     where the embedded server keeps its files (default .aioscope/)
+  --token <token>       access token, required when --host is not a loopback address
+                        (also AIOSCOPE_TOKEN; at least 16 characters)
   --allow-lab           allow the scan lab on a server given with --db (it creates a table
                         in its own schema aioscope_lab and drops it afterwards)
   --log-level <level>   fatal, error, warn, info, debug (default info)
@@ -81,8 +84,14 @@ export const configSchema = z
     dataDir: z.string().min(1),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug']),
     allowLab: z.boolean(),
+    token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
   })
-  .strict();
+  .strict()
+  .refine((config) => isLoopbackHost(config.host) || config.token !== undefined, {
+    path: ['host'],
+    message:
+      'is not a loopback address: the dashboard would be reachable from other machines. Set --token or AIOSCOPE_TOKEN (at least 16 characters)',
+  });
 
 export type AppConfig = z.infer<typeof configSchema>;
 
@@ -96,6 +105,7 @@ const FLAG_NAMES: Record<string, string> = {
   demoTableMb: '--demo-table-mb',
   dataDir: '--data-dir',
   logLevel: '--log-level',
+  token: '--token',
 };
 
 /** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
@@ -118,6 +128,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         'data-dir': { type: 'string' },
         'log-level': { type: 'string' },
         'allow-lab': { type: 'boolean' },
+        token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -149,6 +160,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     ),
     logLevel: values['log-level'] ?? 'info',
     allowLab: values['allow-lab'] === true,
+    ...(typeof values.token === 'string' || (env.AIOSCOPE_TOKEN ?? '') !== ''
+      ? { token: typeof values.token === 'string' ? values.token : env.AIOSCOPE_TOKEN }
+      : {}),
   };
   const parsed = configSchema.safeParse(candidate);
   if (!parsed.success) {

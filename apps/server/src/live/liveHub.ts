@@ -6,6 +6,7 @@ import {
   type JoinTargetReply,
   type ServerToClientEvents,
 } from '@aioscope/spec';
+import { requestHasToken } from '../plugins/access.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
 /** Frames in the snapshot a viewer gets on joining: 60 s at 20 Hz; at higher rates the newest. */
@@ -32,7 +33,11 @@ type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
  * its state, then live frames. Frames are sent volatile: a viewer that cannot keep up drops frames
  * rather than making the server buffer them.
  */
-export function createLiveHub(httpServer: HttpServer, monitors: ReadonlyMap<string, TargetMonitor>): SocketServer {
+export function createLiveHub(
+  httpServer: HttpServer,
+  monitors: ReadonlyMap<string, TargetMonitor>,
+  token?: string,
+): SocketServer {
   const io = new SocketServer<ClientToServerEvents, ServerToClientEvents>(httpServer, {
     path: '/socket.io',
     serveClient: false,
@@ -42,7 +47,8 @@ export function createLiveHub(httpServer: HttpServer, monitors: ReadonlyMap<stri
     allowRequest: (request, callback) => {
       const origin = request.headers.origin;
       const host = request.headers.host;
-      callback(null, origin === undefined || (host !== undefined && hostOf(origin) === host));
+      const sameOrigin = origin === undefined || (host !== undefined && hostOf(origin) === host);
+      callback(null, sameOrigin && (token === undefined || requestHasToken(request, token)));
     },
   });
 

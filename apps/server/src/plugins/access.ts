@@ -1,0 +1,56 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+/** The cookie a browser keeps after opening the tokened URL once. */
+export const TOKEN_COOKIE = 'aioscope_token';
+export const MIN_TOKEN_LENGTH = 16;
+
+/** Loopback addresses: only this machine can reach them, so no token is needed. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+function sameToken(candidate: string | undefined, token: string): boolean {
+  if (candidate === undefined) return false;
+  const a = Buffer.from(candidate);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+/** A request carries the token as a bearer header or as the cookie set by the tokened URL. */
+export function requestHasToken(request: Pick<IncomingMessage, 'headers'>, token: string): boolean {
+  const authorization = request.headers.authorization;
+  const bearer = authorization?.startsWith('Bearer ') === true ? authorization.slice(7) : undefined;
+  return sameToken(bearer, token) || sameToken(cookieValue(request.headers.cookie, TOKEN_COOKIE), token);
+}
+
+/**
+ * Token access for a dashboard listening beyond loopback: the page, the REST API and the socket
+ * all need it. Opening `/?token=…` once stores it in an HttpOnly, SameSite=Strict cookie and
+ * redirects to a URL without it.
+ */
+export function registerAccessControl(app: FastifyInstance, token: string): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const fromQuery = (request.query as { token?: unknown } | undefined)?.token;
+    if (typeof fromQuery === 'string' && sameToken(fromQuery, token)) {
+      const path = request.url.split('?')[0] ?? '/';
+      return reply
+        .header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`)
+        .redirect(path, 303);
+    }
+    if (requestHasToken(request.raw, token)) return undefined;
+    return reply.code(401).send({
+      error:
+        'aioscope needs its access token: open the URL it printed at start-up, or send Authorization: Bearer <token>',
+    });
+  });
+}

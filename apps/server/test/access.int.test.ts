@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { io as connectSocket } from 'socket.io-client';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.ts';
+import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { startTestPostgres } from './support/testPostgres.ts';
+
+const TOKEN = 'test-token-0123456789';
+
+/** Resolves with 'connected' or the connect error's message, whichever comes first. */
+function trySocket(url: string, extraHeaders: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connectSocket(url, { transports: ['websocket'], reconnection: false, extraHeaders });
+    socket.on('connect', () => {
+      socket.disconnect();
+      resolve('connected');
+    });
+    socket.on('connect_error', (error) => {
+      socket.disconnect();
+      resolve(`refused: ${error.message}`);
+    });
+  });
+}
+
+describe('access control and what reaches the browser', () => {
+  let server: EmbeddedPostgresServer;
+  let monitor: TargetMonitor;
+  let app: FastifyInstance;
+  let url: string;
+  let password: string;
+
+  beforeAll(async () => {
+    server = await startTestPostgres('access');
+    password = String(server.connectionConfig.password);
+    monitor = new TargetMonitor(
+      { id: 'embedded', name: 'embedded PostgreSQL 18', kind: 'embedded', clientConfig: server.connectionConfig },
+      { sampleRateHz: 20, demoWorkload: false },
+    );
+    monitor.start();
+    ({ app } = await buildApp({ monitors: new Map([[monitor.id, monitor]]), webRoot: '/nonexistent', token: TOKEN }));
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await monitor?.stop();
+    await server?.stop();
+  });
+
+  it('asks for the token on the page and the API, and accepts it as bearer or as the cookie the tokened URL sets', async () => {
+    expect((await fetch(`${url}/api/targets`)).status).toBe(401);
+    expect((await fetch(`${url}/`)).status).toBe(401);
+    const body = (await (await fetch(`${url}/api/targets`)).json()) as { error: string };
+    expect(body.error).toMatch(/access token/);
+    expect((await fetch(`${url}/api/targets`, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${url}/api/targets`, { headers: { authorization: 'Bearer wrong-token-000000000' } })).status,
+    ).toBe(401);
+    const opened = await fetch(`${url}/?token=${TOKEN}`, { redirect: 'manual' });
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe('/');
+    const cookie = opened.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const cookieHeader = cookie.split(';')[0] ?? '';
+    expect((await fetch(`${url}/api/targets`, { headers: { cookie: cookieHeader } })).status).toBe(200);
+  });
+
+  it('refuses the socket without the token or from another origin', async () => {
+    expect(await trySocket(url)).toMatch(/^refused/);
+    expect(await trySocket(url, { authorization: `Bearer ${TOKEN}` })).toBe('connected');
+    expect(await trySocket(url, { authorization: `Bearer ${TOKEN}`, origin: 'http://evil.example' })).toMatch(
+      /^refused/,
+    );
+  });
+
+  it('sends security headers and no CORS permission', async () => {
+    const response = await fetch(`${url}/api/targets`, {
+      headers: { authorization: `Bearer ${TOKEN}`, origin: 'http://evil.example' },
+    });
+    expect(response.headers.get('content-security-policy')).toMatch(/default-src 'self'/);
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(response.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('never sends the connection password: REST responses and socket payloads', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const bodies: string[] = [];
+    for (const path of ['/api/targets', '/api/targets/embedded', '/api/targets/embedded/audit', '/api/health']) {
+      const response = await fetch(`${url}${path}`, { headers: auth });
+      expect(response.status, path).toBe(200);
+      bodies.push(await response.text());
+    }
+    const payloads: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const socket = connectSocket(url, { transports: ['websocket'], reconnection: false, extraHeaders: auth });
+      socket.onAny((event: string, payload: unknown) => payloads.push(`${event}:${JSON.stringify(payload)}`));
+      socket.on('connect', () => socket.emit('joinTarget', { targetId: 'embedded' }, () => undefined));
+      socket.on('connect_error', reject);
+      setTimeout(() => {
+        socket.disconnect();
+        resolve();
+      }, 1_500);
+    });
+    expect(payloads.some((p) => p.startsWith('snapshot:'))).toBe(true);
+    expect(payloads.filter((p) => p.startsWith('frame:')).length).toBeGreaterThan(5);
+    for (const text of [...bodies, ...payloads]) expect(text).not.toContain(password);
+  });
+});
