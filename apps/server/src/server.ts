@@ -140,8 +140,15 @@ export async function startAioscope(config: AppConfig, log: Logger): Promise<Run
         kind: 'external',
         clientConfig,
       };
-      const version = await checkExternalTarget(definition);
-      log.info(`watching ${definition.name} (PostgreSQL ${version}); aioscope runs nothing on it`);
+      try {
+        const version = await checkExternalTarget(definition);
+        log.info(`watching ${definition.name} (PostgreSQL ${version}); aioscope runs nothing on it`);
+      } catch (error) {
+        // A version refusal is final; an unreachable server is worth waiting for when asked to.
+        if (!config.waitForDb || !(error instanceof StartupError) || !error.message.startsWith('cannot connect'))
+          throw error;
+        log.warn(`${error.message}; retrying (--wait-for-db)`);
+      }
     }
 
     const monitor = new TargetMonitor(definition, {

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { runCli, waitForUrl } from './support/cliProcess.ts';
-import { connect, freePort, startTestPostgres } from './support/testPostgres.ts';
+import { TEST_DATA_ROOT, connect, freePort, startTestPostgres } from './support/testPostgres.ts';
 
 function expectOneLineError(stderr: string, pattern: RegExp): void {
   const lines = stderr.trim().split('\n');
@@ -69,6 +72,69 @@ describe('command line against a real PostgreSQL 18', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('with --wait-for-db, starts against a server that is down, shows why, and goes live when it comes up', async () => {
+    const port = await freePort();
+    const rootDir = path.join(TEST_DATA_ROOT, 'cli-late');
+    await rm(rootDir, { recursive: true, force: true });
+    // Create the late server once to learn its credentials, then take it down.
+    const created = await EmbeddedPostgresServer.start({ rootDir, port });
+    const { user, password } = created.connectionConfig;
+    await created.stop();
+    const run = runCli([
+      '--db',
+      `postgres://${String(user)}:${String(password)}@127.0.0.1:${port}/postgres`,
+      '--wait-for-db',
+      '--port',
+      '0',
+    ]);
+    let late: EmbeddedPostgresServer | null = null;
+    try {
+      const base = await waitForUrl(run);
+      const status = async (): Promise<{ state: string; message: string | null }> =>
+        (
+          (await (await fetch(new URL('/api/targets', base))).json()) as {
+            status: { state: string; message: string | null };
+          }[]
+        )[0]?.status ?? { state: 'missing', message: null };
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const down = await status();
+      expect(down.state).toBe('connecting');
+      expect(down.message).toMatch(/connection refused/);
+      expect(run.stderr()).toMatch(/retrying \(--wait-for-db\)/);
+      late = await EmbeddedPostgresServer.start({ rootDir, port });
+      const deadline = Date.now() + 10_000;
+      while ((await status()).state !== 'live' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      expect((await status()).state).toBe('live');
+    } finally {
+      run.child.kill('SIGTERM');
+      await run.exited;
+      await late?.stop();
+    }
+  });
+
+  it('reports a killed embedded server and exits, and the next start recovers', async () => {
+    const dataDir = path.join(TEST_DATA_ROOT, 'cli-kill');
+    await rm(dataDir, { recursive: true, force: true });
+    const first = runCli(['--embedded', '--no-demo', '--port', '0', '--data-dir', dataDir]);
+    await waitForUrl(first);
+    const pidFile = path.join(dataDir, 'pg18/data/postmaster.pid');
+    const postmaster = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    process.kill(postmaster, 'SIGKILL');
+    const code = await Promise.race([
+      first.exited,
+      new Promise((resolve) => setTimeout(() => resolve('hung'), 15_000)),
+    ]);
+    expect(code).toBe(1);
+    expect(first.stderr()).toMatch(/embedded PostgreSQL server stopped unexpectedly/);
+    const second = runCli(['--embedded', '--no-demo', '--port', '0', '--data-dir', dataDir]);
+    try {
+      await waitForUrl(second);
+    } finally {
+      second.child.kill('SIGTERM');
+    }
+    expect(await second.exited).toBe(0);
   });
 
   it('watches --db, runs nothing on it, keeps the password from the browser, and stops on SIGTERM', async () => {

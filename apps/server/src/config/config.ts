@@ -27,6 +27,7 @@ With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo 
 Options:
   --db <url>            watch this server (postgres://user@host:port/db); runs nothing on it
   --embedded            use the embedded server even when PG* variables are set
+  --wait-for-db         start even when --db is unreachable, and keep retrying (default: exit 2)
   --rate <hz>           fast sampling rate, ${MIN_SAMPLE_RATE_HZ}-${MAX_SAMPLE_RATE_HZ} per second (default ${DEFAULT_SAMPLE_RATE_HZ})
   --host <address>      address to listen on (default 127.0.0.1)
   --port <port>         port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
@@ -84,6 +85,7 @@ export const configSchema = z
     dataDir: z.string().min(1),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug']),
     allowLab: z.boolean(),
+    waitForDb: z.boolean(),
     token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
   })
   .strict()
@@ -128,6 +130,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         'data-dir': { type: 'string' },
         'log-level': { type: 'string' },
         'allow-lab': { type: 'boolean' },
+        'wait-for-db': { type: 'boolean' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -160,6 +163,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     ),
     logLevel: values['log-level'] ?? 'info',
     allowLab: values['allow-lab'] === true,
+    waitForDb: values['wait-for-db'] === true,
     ...(typeof values.token === 'string' || (env.AIOSCOPE_TOKEN ?? '') !== ''
       ? { token: typeof values.token === 'string' ? values.token : env.AIOSCOPE_TOKEN }
       : {}),

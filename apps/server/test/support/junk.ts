@@ -15,9 +15,8 @@ export function mulberry32(seed: number): Rng {
 }
 
 export function pick<T>(rng: Rng, items: readonly T[]): T {
-  const item = items[Math.floor(rng() * items.length)];
-  if (item === undefined) throw new Error('pick from an empty list');
-  return item;
+  if (items.length === 0) throw new Error('pick from an empty list');
+  return items[Math.floor(rng() * items.length)] as T;
 }
 
 export function integer(rng: Rng, min: number, max: number): number {
@@ -127,7 +126,7 @@ const NASTY_NUMBERS: readonly number[] = [
 
 const ALPHABETS: readonly string[] = [
   'abcdefghijklmnopqrstuvwxyz0123456789-',
-  " !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
+  ' !"#$%&\'()*+,-./:;<=>?@[\\]^_`{|}~',
   'ÀÉÎÕÜßæøåñ中文日本語한국어',
   '\u0000\u0001\u0007\u001b\u007f\u0085\u2028\u2029',
   '🙂💥𝕏🏳️‍🌈',
@@ -137,7 +136,7 @@ export function junkString(rng: Rng): string {
   const roll = rng();
   if (roll < 0.4) return pick(rng, NASTY_STRINGS);
   if (roll < 0.5) return pick(rng, NASTY_STRINGS).repeat(integer(rng, 2, 20));
-  if (roll < 0.55) return pick(rng, ['x', '\'', '🙂', '%00', '../']).repeat(10_240 / 2); // ~10 kB and more
+  if (roll < 0.55) return pick(rng, ['x', "'", '🙂', '%00', '../']).repeat(10_240 / 2); // ~10 kB and more
   const alphabet = [...pick(rng, ALPHABETS)];
   let text = '';
   const length = integer(rng, 1, 64);
@@ -196,12 +195,13 @@ export function encodeSafely(text: string): string {
  */
 export function inUrl(rng: Rng, text: string): string {
   if (rng() < 0.5) return encodeSafely(text);
-  return [...wellFormed(text)]
-    .map((char) => (/^[\x21-\x7e]$/.test(char) ? char : encodeURIComponent(char)))
-    .join('');
+  return [...wellFormed(text)].map((char) => (/^[\x21-\x7e]$/.test(char) ? char : encodeURIComponent(char))).join('');
 }
 
 /** Printable ASCII only: a header value that an HTTP client could send. */
 export function headerSafe(text: string): string {
-  return [...text].filter((char) => /^[\x20-\x7e]$/.test(char)).join('').slice(0, 8_000);
+  return [...text]
+    .filter((char) => /^[\x20-\x7e]$/.test(char))
+    .join('')
+    .slice(0, 8_000);
 }
