@@ -293,13 +293,17 @@ describe('fuzzing the REST routes and socket events of a real app', () => {
       };
       // A join with one payload that fits in a message must always be answered, junk or not.
       const mustAnswer =
-        event === 'joinTarget' && args.length <= 1 && (JSON.stringify(args) ?? '').length < MAX_CLIENT_MESSAGE_BYTES / 2;
+        event === 'joinTarget' &&
+        args.length <= 1 &&
+        (JSON.stringify(args) ?? '').length < MAX_CLIENT_MESSAGE_BYTES / 2;
       try {
         if (mustAnswer) {
           const reply = await new Promise<unknown>((resolve) =>
-            emitter.timeout(2_000).emit(event, ...args, (error: unknown, answer: unknown) =>
-              resolve(error === null ? answer : { unanswered: String(error), payload: args }),
-            ),
+            emitter
+              .timeout(2_000)
+              .emit(event, ...args, (error: unknown, answer: unknown) =>
+                resolve(error === null ? answer : { unanswered: String(error), payload: args }),
+              ),
           );
           replies.push(reply);
         } else if (rng() < 0.3) {

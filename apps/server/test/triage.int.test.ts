@@ -134,6 +134,38 @@ describe('triage views against a real PostgreSQL 18', () => {
     }
   });
 
+  it('works fully under a read-only monitoring role with pg_monitor, as the README documents', async () => {
+    await admin.query(`DROP ROLE IF EXISTS monitor_role`);
+    await admin.query(`CREATE ROLE monitor_role LOGIN PASSWORD 'monitor-role-pw'`);
+    await admin.query(`GRANT pg_monitor TO monitor_role`);
+    const monitor = monitorFor(
+      server,
+      { ...server.connectionConfig, user: 'monitor_role', password: 'monitor-role-pw' },
+      20,
+    );
+    const frames: LiveFrame[] = [];
+    monitor.onFrame((frame) => frames.push(frame));
+    monitor.start();
+    try {
+      await sleep(1_500);
+      const summary = monitor.summary();
+      expect(summary.capabilities).toMatchObject({ canReadPgAios: true, canSeeAllActivity: true });
+      expect(summary.status).toMatchObject({ state: 'live', message: null });
+      expect(frames.some((frame) => frame.inflight !== null)).toBe(true);
+      expect(frames.at(-1)?.ioWorkers.length).toBe(3);
+      const audit = await monitor.audit();
+      expect(audit.findings.length).toBeGreaterThan(3);
+      const write = await connect(server, { user: 'monitor_role', password: 'monitor-role-pw' });
+      try {
+        await expect(write.query(`CREATE TABLE public.should_fail (id int)`)).rejects.toThrow(/permission denied/);
+      } finally {
+        await write.end();
+      }
+    } finally {
+      await monitor.stop();
+    }
+  });
+
   it('flags effective_io_concurrency = 1 set in a configuration file', async () => {
     const monitor = monitorFor(server, server.connectionConfig, 5);
     monitor.start();
