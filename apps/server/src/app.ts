@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
-import { createLiveHub } from './live/liveHub.ts';
+import { createLiveHub, type LiveHubOptions } from './live/liveHub.ts';
 import { registerAccessControl } from './plugins/access.ts';
 import type { LabService } from './lab/labService.ts';
 import { registerLabRoutes } from './routes/lab.ts';
@@ -20,6 +20,8 @@ export interface AppOptions {
   lab?: LabService;
   /** Required on every request and socket when set (listening beyond loopback). */
   token?: string;
+  /** Live transport limits (tests only). */
+  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow'>;
 }
 
 export interface BuiltApp {
@@ -76,7 +78,10 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     );
   }
 
-  const io = createLiveHub(app.server, options.monitors, options.token);
+  const io = createLiveHub(app.server, options.monitors, {
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.live ?? {}),
+  });
   // Upgraded websocket connections are not the HTTP server's to close: end them before it closes.
   app.addHook('preClose', async () => {
     io.disconnectSockets(true);

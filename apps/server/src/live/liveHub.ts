@@ -13,9 +13,24 @@ import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 export const SNAPSHOT_MAX_FRAMES = 1_200;
 /** No client message is bigger than a join request; anything larger is refused by the transport. */
 export const MAX_CLIENT_MESSAGE_BYTES = 4_096;
+/**
+ * A viewer with more packets than this waiting to be written (it is not reading) is skipped: live
+ * events to it are dropped and it gets no new snapshot until it catches up. Its memory on the
+ * server stays bounded, and other viewers are not affected.
+ */
+export const MAX_QUEUED_PACKETS = 16;
+/** Joins allowed per socket per window: a snapshot is the one large, non-volatile message. */
+export const MAX_JOINS_PER_WINDOW = 5;
+export const JOIN_WINDOW_MS = 10_000;
 
 export function roomOf(targetId: string): string {
   return `target:${targetId}`;
+}
+
+/** Packets engine.io holds for a socket that it could not write yet (its transport was busy). */
+function queuedPackets(socket: { conn: unknown }): number {
+  const buffer = (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer;
+  return Array.isArray(buffer) ? buffer.length : 0;
 }
 
 function hostOf(origin: string): string | null {
@@ -30,14 +45,33 @@ type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
 
 /**
  * socket.io transport: one room per target; a viewer joining gets a bounded snapshot that replaces
- * its state, then live frames. Frames are sent volatile: a viewer that cannot keep up drops frames
- * rather than making the server buffer them.
+ * its state, then live frames. A viewer that stops reading has its frames dropped (see
+ * MAX_QUEUED_PACKETS) rather than buffered by the server.
  */
+export interface LiveHubOptions {
+  /** Required on the socket handshake when set (listening beyond loopback). */
+  token?: string;
+  /** Joins per socket per JOIN_WINDOW_MS (tests raise it to build a backlog on purpose). */
+  maxJoinsPerWindow?: number;
+}
+
+/** Sockets in a room whose queue says they stopped reading. */
+function backedUp(io: SocketServer, room: string): string[] {
+  const slow: string[] = [];
+  for (const id of io.sockets.adapter.rooms.get(room) ?? []) {
+    const socket = io.sockets.sockets.get(id);
+    if (socket !== undefined && queuedPackets(socket) > MAX_QUEUED_PACKETS) slow.push(id);
+  }
+  return slow;
+}
+
 export function createLiveHub(
   httpServer: HttpServer,
   monitors: ReadonlyMap<string, TargetMonitor>,
-  token?: string,
+  options: LiveHubOptions = {},
 ): SocketServer {
+  const { token } = options;
+  const maxJoins = options.maxJoinsPerWindow ?? MAX_JOINS_PER_WINDOW;
   const io = new SocketServer<ClientToServerEvents, ServerToClientEvents>(httpServer, {
     path: '/socket.io',
     serveClient: false,
@@ -45,29 +79,54 @@ export function createLiveHub(
     // Same-origin only: the page is served by this process.
     cors: undefined,
     allowRequest: (request, callback) => {
-      const origin = request.headers.origin;
-      const host = request.headers.host;
-      const sameOrigin = origin === undefined || (host !== undefined && hostOf(origin) === host);
-      callback(null, sameOrigin && (token === undefined || requestHasToken(request, token)));
+      try {
+        const origin = request.headers.origin;
+        const host = request.headers.host;
+        const sameOrigin = origin === undefined || (host !== undefined && hostOf(origin) === host);
+        callback(null, sameOrigin && (token === undefined || requestHasToken(request, token)));
+      } catch {
+        // Whatever a client sends, it must not take the process down: refuse it.
+        callback(null, false);
+      }
     },
   });
 
   for (const monitor of monitors.values()) {
     const room = roomOf(monitor.id);
-    monitor.onFrame((frame) => io.to(room).volatile.emit('frame', { targetId: monitor.id, frame }));
-    monitor.onIoDelta((delta) => io.to(room).volatile.emit('ioDelta', { targetId: monitor.id, delta }));
+    // Not socket.io's volatile: it drops a packet whenever the transport is busy for a moment
+    // (any emit right after another), costing healthy viewers frames. Instead every viewer gets
+    // every event unless its own queue shows it stopped reading. Encoded once for the room.
+    const send = <E extends 'frame' | 'ioDelta' | 'processes'>(
+      event: E,
+      payload: Parameters<ServerToClientEvents[E]>[0],
+    ): void => {
+      const skip = backedUp(io, room);
+      const target = skip.length > 0 ? io.to(room).except(skip) : io.to(room);
+      (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
+    };
+    monitor.onFrame((frame) => send('frame', { targetId: monitor.id, frame }));
+    monitor.onIoDelta((delta) => send('ioDelta', { targetId: monitor.id, delta }));
+    monitor.onProcesses(({ t, processes }) => send('processes', { targetId: monitor.id, t, processes }));
     monitor.onStatus((status) => io.to(room).emit('status', { targetId: monitor.id, status }));
-    monitor.onProcesses(({ t, processes }) =>
-      io.to(room).volatile.emit('processes', { targetId: monitor.id, t, processes }),
-    );
   }
 
   io.on('connection', (socket: LiveSocket) => {
-    socket.on('joinTarget', (payload, reply) => {
-      const respond = typeof reply === 'function' ? reply : (): void => undefined;
-      const result = joinTarget(socket, monitors, payload);
-      respond(result);
-    });
+    const joins: number[] = [];
+    // socket.io passes the acknowledgement last, whatever the client sent before it.
+    const onJoin = (...args: unknown[]): void => {
+      const last = args[args.length - 1];
+      const respond = typeof last === 'function' ? (last as (result: JoinTargetReply) => void) : (): void => undefined;
+      const payload = typeof args[0] === 'function' ? undefined : args[0];
+      const now = Date.now();
+      while (joins.length > 0 && now - (joins[0] ?? now) > JOIN_WINDOW_MS) joins.shift();
+      if (joins.length >= maxJoins) {
+        respond({ ok: false, error: `at most ${maxJoins} joins per ${JOIN_WINDOW_MS / 1000} s` });
+        return;
+      }
+      joins.push(now);
+      respond(joinTarget(socket, monitors, payload));
+    };
+    socket.on('joinTarget', onJoin as ClientToServerEvents['joinTarget']);
     socket.on('leaveTarget', (payload) => {
       const parsed = joinTargetRequestSchema.safeParse(payload);
       if (parsed.success) void socket.leave(roomOf(parsed.data.targetId));
@@ -88,6 +147,10 @@ function joinTarget(
   const monitor = monitors.get(parsed.data.targetId);
   if (monitor === undefined) return { ok: false, error: `unknown target "${parsed.data.targetId}"` };
   void socket.join(roomOf(monitor.id));
+  if (queuedPackets(socket) > MAX_QUEUED_PACKETS) {
+    // It has not read what it was sent: another snapshot would only grow the queue.
+    return { ok: false, error: 'still sending you earlier data: join again once it has arrived' };
+  }
   socket.emit('snapshot', {
     targetId: monitor.id,
     frames: monitor.recentFrames(SNAPSHOT_MAX_FRAMES),

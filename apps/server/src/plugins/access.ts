@@ -21,7 +21,12 @@ function sameToken(candidate: string | undefined, token: string): boolean {
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const [key, ...rest] = part.trim().split('=');
-    if (key === name) return decodeURIComponent(rest.join('='));
+    if (key !== name) continue;
+    try {
+      return decodeURIComponent(rest.join('='));
+    } catch {
+      return undefined; // a malformed escape is no token
+    }
   }
   return undefined;
 }

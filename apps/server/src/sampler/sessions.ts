@@ -50,6 +50,7 @@ export function describeDatabaseError(error: unknown): string {
     if (code === '42501') return `permission denied: ${message}`;
     if (code === '28P01' || code === '28000') return `authentication failed: ${message}`;
     if (code === '3D000') return message;
+    if (message === 'Query read timeout') return 'no answer from the server in time (hung or overloaded)';
     return message === '' ? String(error) : message;
   }
   return String(error);

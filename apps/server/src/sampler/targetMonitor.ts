@@ -58,6 +58,8 @@ export const MAX_IO_DELTAS = 600;
 export const STAT_INTERVAL_MS = 1_000;
 /** Settings and privileges are re-read this often, and at once after a permission error. */
 export const SETTINGS_REFRESH_MS = 30_000;
+/** Privileges are re-read this often while pg_aios is not readable. */
+export const DEGRADED_REFRESH_MS = 5_000;
 /** The processes table is sent at most this often: query texts need not travel at 20-100 Hz. */
 export const PROCESSES_INTERVAL_MS = 500;
 const FAST_STATEMENT_TIMEOUT_MS = 1_000;
@@ -376,7 +378,7 @@ export class TargetMonitor {
       if ((error as { code?: string }).code === '42501') {
         // A privilege was revoked while running: re-read capabilities and degrade, do not disconnect.
         this.capabilities = null;
-        this.failed(error);
+        this.setState('live', `${describeDatabaseError(error)}: re-reading privileges`);
         return;
       }
       if (isConnectionLevelError(error)) {
@@ -444,7 +446,12 @@ export class TargetMonitor {
     }
     if (client === null) return;
     try {
-      if (performance.now() - this.settingsReadAt > SETTINGS_REFRESH_MS) await this.readServerInfo(client);
+      // Degraded by a missing privilege: look again sooner, so a GRANT shows within seconds.
+      const refreshMs =
+        this.capabilities?.canReadPgAios === false && this.capabilities.hasPgAios
+          ? DEGRADED_REFRESH_MS
+          : SETTINGS_REFRESH_MS;
+      if (performance.now() - this.settingsReadAt > refreshMs) await this.readServerInfo(client);
       if (this.server === null || unsupportedVersionMessage(this.server.version, this.server.versionNum) !== null)
         return;
       const result = await client.query<StatIoQueryRow>({
