@@ -100,6 +100,19 @@ describe('scan lab on a real embedded PostgreSQL 18', () => {
     expect(server.currentSettings.io_method).toBe('worker');
   });
 
+  it('fails fast, before any restart, when io_uring is asked of a build without liburing', async () => {
+    const experiment = await runToEnd(lab, {
+      tableMb: 16,
+      cacheState: 'warm',
+      rounds: 1,
+      variants: [{ name: 'uring', server: { io_method: 'io_uring' } }],
+    });
+    expect(experiment.status).toBe('failed');
+    expect(experiment.error).toMatch(/no io_uring \(built without liburing\)/);
+    expect(experiment.runs).toEqual([]);
+    expect(server.currentSettings.io_method).toBe('worker');
+  });
+
   it('refuses on a server that is not the embedded one without --allow-lab, and creates nothing', async () => {
     const external = new LabService({
       target: { ...target, id: 'server', kind: 'external', name: 'app@db1:5432/prod' },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import type { IoStatDelta, LiveFrame, ScanView } from '@aioscope/spec';
+import type { IoStatDelta, LiveFrame, ProcessView, ScanView } from '@aioscope/spec';
 import {
   DEMO_TABLE,
   describeDemoTable,
@@ -95,6 +95,34 @@ describe('triage views against a real PostgreSQL 18', () => {
       expect(processes.filter((process) => process.backendType === 'io worker').length).toBe(3);
     } finally {
       await Promise.all(scanners.map((scanner) => scanner.end()));
+      await monitor.stop();
+    }
+  });
+
+  it('labels a VACUUM on the scan map by what the process is doing', async () => {
+    const monitor = monitorFor(server, server.connectionConfig, 50);
+    const frames: LiveFrame[] = [];
+    const seen: ProcessView[] = [];
+    monitor.onFrame((frame) => frames.push(frame));
+    monitor.onProcesses(({ processes }) => seen.push(...processes));
+    monitor.start();
+    const vacuum = await connect(server);
+    try {
+      await sleep(800);
+      await makeDemoTableCold(admin, table);
+      // Throttled by the cost delay so the sampler sees it; every page is read (no skipping).
+      await vacuum.query(`SET vacuum_cost_delay = 2; SET vacuum_cost_limit = 200`);
+      await vacuum.query(`VACUUM (DISABLE_PAGE_SKIPPING) ${DEMO_TABLE}`);
+      await sleep(200);
+      const vacuumScans = frames.flatMap((frame) => frame.scans).filter((scan) => scan.relation.name === DEMO_TABLE);
+      expect(vacuumScans.length, 'the VACUUM was seen reading').toBeGreaterThan(0);
+      expect(vacuumScans.every((scan) => scan.activity === 'VACUUM')).toBe(true);
+      const processes = frames.length > 0 ? monitor.currentProcesses() : [];
+      expect(
+        processes.every((process) => process.activity !== 'SELECT' || process.backendType !== 'client backend'),
+      ).toBe(true);
+    } finally {
+      await vacuum.end();
       await monitor.stop();
     }
   });

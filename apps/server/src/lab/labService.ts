@@ -206,6 +206,9 @@ export class LabService {
     let admin = await this.connect('aioscope lab');
     let createdTable = false;
     try {
+      if (embedded !== null && definition.variants.some((variant) => variant.server.io_method === 'io_uring')) {
+        await assertIoUringBuild(admin);
+      }
       const tableName = labTableName(definition.tableMb);
       const existed =
         (await admin.query(`SELECT to_regclass($1) IS NOT NULL AS found`, [tableName])).rows[0]?.found === true;
@@ -338,6 +341,19 @@ export class LabService {
     } finally {
       await session.end().catch(() => undefined);
     }
+  }
+}
+
+/**
+ * io_method = io_uring needs a build with liburing; without it the server would refuse to start.
+ * A configure build lists --with-liburing; an empty line (meson) cannot tell, so it is allowed.
+ */
+async function assertIoUringBuild(client: pg.Client): Promise<void> {
+  const configure = (
+    await client.query<{ setting: string }>(`${QUERY_TAG} SELECT setting FROM pg_config WHERE name = 'CONFIGURE'`)
+  ).rows[0]?.setting;
+  if (configure !== undefined && configure.trim() !== '' && !configure.includes('--with-liburing')) {
+    throw new Error('this PostgreSQL build has no io_uring (built without liburing): compare sync and worker instead');
   }
 }
 
