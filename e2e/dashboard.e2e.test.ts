@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
+import { isProcessAlive } from '../apps/server/src/system/processes.ts';
 import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { DashboardPage } from './pages/DashboardPage.ts';
@@ -12,15 +13,6 @@ const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e');
 const POSTMASTER_PID = path.join(DATA_DIR, 'pg18/data/postmaster.pid');
 /** The promise: live AIO on screen within 30 s of start; the test allows CI some slack. */
 const LIVE_TIMEOUT_MS = 60_000;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload', () => {
   let app: CliRun;
@@ -139,10 +131,10 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
   it('stops on SIGTERM and leaves no PostgreSQL running', async () => {
     expect(existsSync(POSTMASTER_PID)).toBe(true);
     const postmasterPid = Number(readFileSync(POSTMASTER_PID, 'utf8').split('\n')[0]);
-    expect(isAlive(postmasterPid)).toBe(true);
+    expect(isProcessAlive(postmasterPid)).toBe(true);
     app.child.kill('SIGTERM');
     expect(await app.exited).toBe(0);
-    expect(isAlive(postmasterPid)).toBe(false);
+    expect(isProcessAlive(postmasterPid)).toBe(false);
     expect(existsSync(POSTMASTER_PID)).toBe(false);
   });
 });

@@ -1,4 +1,3 @@
-import { createServer } from 'node:net';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
@@ -11,6 +10,7 @@ import { LabService } from './lab/labService.ts';
 import { EmbeddedPostgresServer } from './plugins/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from './sampler/sessions.ts';
 import { TargetMonitor } from './sampler/targetMonitor.ts';
+import { findFreePort } from './system/processes.ts';
 import type { TargetDefinition } from './targets/target.ts';
 
 export const WEB_ROOT = path.join(REPO_ROOT, 'apps/web/dist');
@@ -33,19 +33,6 @@ export interface RunningAioscope {
   close(): Promise<void>;
   /** True once close() began, including when a signal handler of a library began it. */
   isClosing(): boolean;
-}
-
-async function findFreePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** "user@host:port/db" for display: never the password. */

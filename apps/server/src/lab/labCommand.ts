@@ -5,6 +5,7 @@ import { REPO_ROOT } from '../config/config.ts';
 import { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from '../sampler/sessions.ts';
 import { describeConnection } from '../server.ts';
+import { findFreePort } from '../system/processes.ts';
 import type { TargetDefinition } from '../targets/target.ts';
 import { LAB_HELP, parseLabArgs } from './labArgs.ts';
 import { LabService } from './labService.ts';
@@ -32,13 +33,7 @@ export async function runLabCommand(argv: readonly string[]): Promise<number> {
   let target: TargetDefinition;
   if (args.db === null) {
     console.log('aioscope lab: starting embedded PostgreSQL 18 ...');
-    const { createServer } = await import('node:net');
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const address = probe.address();
-        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-      });
-    });
+    const port = await findFreePort();
     embedded = await EmbeddedPostgresServer.start({ rootDir: path.join(dataDir, 'pg18'), port });
     target = {
       id: 'embedded',

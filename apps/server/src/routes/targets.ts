@@ -18,29 +18,36 @@ const processParamsSchema = targetParamsSchema.extend({
     .max(2 ** 31 - 1, 'pid is too large'),
 });
 
+type Lookup<T> = { ok: true; monitor: TargetMonitor; params: T } | { ok: false; status: 400 | 404; error: string };
+
+/** Checks the path parameters and finds the target: 400 for malformed ones, 404 for an unknown target. */
+function lookup<T extends { id: string }>(
+  schema: z.ZodType<T>,
+  params: unknown,
+  monitors: ReadonlyMap<string, TargetMonitor>,
+): Lookup<T> {
+  const parsed = schema.safeParse(params);
+  if (!parsed.success)
+    return { ok: false, status: 400, error: parsed.error.issues[0]?.message ?? 'invalid parameters' };
+  const monitor = monitors.get(parsed.data.id);
+  if (monitor === undefined) return { ok: false, status: 404, error: `unknown target "${parsed.data.id}"` };
+  return { ok: true, monitor, params: parsed.data };
+}
+
 export function registerTargetRoutes(app: FastifyInstance, monitors: ReadonlyMap<string, TargetMonitor>): void {
   app.get('/api/targets', () => [...monitors.values()].map((monitor) => monitor.summary()));
 
   app.get('/api/targets/:id', async (request, reply) => {
-    const parsed = targetParamsSchema.safeParse(request.params);
-    if (!parsed.success) {
-      return reply.code(400).send({ error: parsed.error.issues[0]?.message ?? 'invalid target id' });
-    }
-    const monitor = monitors.get(parsed.data.id);
-    if (monitor === undefined) return reply.code(404).send({ error: `unknown target "${parsed.data.id}"` });
-    return monitor.summary();
+    const found = lookup(targetParamsSchema, request.params, monitors);
+    return found.ok ? found.monitor.summary() : reply.code(found.status).send({ error: found.error });
   });
 
   app.get('/api/targets/:id/processes/:pid', async (request, reply) => {
-    const parsed = processParamsSchema.safeParse(request.params);
-    if (!parsed.success) {
-      return reply.code(400).send({ error: parsed.error.issues[0]?.message ?? 'invalid parameters' });
-    }
-    const monitor = monitors.get(parsed.data.id);
-    if (monitor === undefined) return reply.code(404).send({ error: `unknown target "${parsed.data.id}"` });
+    const found = lookup(processParamsSchema, request.params, monitors);
+    if (!found.ok) return reply.code(found.status).send({ error: found.error });
     try {
-      const detail = await monitor.processDetail(parsed.data.pid);
-      if (detail === null) return reply.code(404).send({ error: `no process with pid ${parsed.data.pid}` });
+      const detail = await found.monitor.processDetail(found.params.pid);
+      if (detail === null) return reply.code(404).send({ error: `no process with pid ${found.params.pid}` });
       return detail;
     } catch (error) {
       return reply.code(503).send({ error: `target unavailable: ${describeDatabaseError(error)}` });
@@ -48,12 +55,10 @@ export function registerTargetRoutes(app: FastifyInstance, monitors: ReadonlyMap
   });
 
   app.get('/api/targets/:id/audit', async (request, reply) => {
-    const parsed = targetParamsSchema.safeParse(request.params);
-    if (!parsed.success) return reply.code(400).send({ error: parsed.error.issues[0]?.message ?? 'invalid target id' });
-    const monitor = monitors.get(parsed.data.id);
-    if (monitor === undefined) return reply.code(404).send({ error: `unknown target "${parsed.data.id}"` });
+    const found = lookup(targetParamsSchema, request.params, monitors);
+    if (!found.ok) return reply.code(found.status).send({ error: found.error });
     try {
-      return await monitor.audit();
+      return await found.monitor.audit();
     } catch (error) {
       return reply.code(503).send({ error: `target unavailable: ${describeDatabaseError(error)}` });
     }

@@ -1,5 +1,4 @@
 import { rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT } from '../../src/config/config.ts';
@@ -8,18 +7,8 @@ import { EmbeddedPostgresServer } from '../../src/plugins/embeddedPostgres.ts';
 /** Test clusters live apart from the user's `.aioscope/pg18`, and start fresh each run. */
 export const TEST_DATA_ROOT = path.join(REPO_ROOT, '.aioscope', 'test');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
+export { findFreePort as freePort } from '../../src/system/processes.ts';
+import { findFreePort } from '../../src/system/processes.ts';
 
 export async function startTestPostgres(
   name: string,
@@ -27,7 +16,7 @@ export async function startTestPostgres(
 ): Promise<EmbeddedPostgresServer> {
   const rootDir = path.join(TEST_DATA_ROOT, name);
   await rm(rootDir, { recursive: true, force: true });
-  return EmbeddedPostgresServer.start({ rootDir, port: await freePort(), settings });
+  return EmbeddedPostgresServer.start({ rootDir, port: await findFreePort(), settings });
 }
 
 export async function connect(server: EmbeddedPostgresServer, extra: pg.ClientConfig = {}): Promise<pg.Client> {
