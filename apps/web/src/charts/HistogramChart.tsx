@@ -49,7 +49,7 @@ export const HistogramChart = memo(function HistogramChart(props: HistogramChart
               x={mark.x}
               stroke="var(--reference)"
               strokeDasharray="4 4"
-              label={{ value: mark.label, position: 'insideTopLeft', fill: 'var(--reference)', fontSize: 11 }}
+              ifOverflow="extendDomain"
             />
           ))}
           <Bar dataKey="count" fill="var(--series-2)" isAnimationActive={false} />

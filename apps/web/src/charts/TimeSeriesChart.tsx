@@ -1,19 +1,7 @@
-import { memo, useMemo } from 'react';
-import {
-  Area,
-  AreaChart,
-  CartesianGrid,
-  Legend,
-  Line,
-  LineChart,
-  ReferenceLine,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from 'recharts';
+import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { BucketRow } from '@aioscope/core';
 import { formatRelativeSeconds } from '../format.ts';
+import { niceTicks, resolveColor, stack, type Plot } from './canvasDraw.ts';
 
 export interface Series {
   key: string;
@@ -46,122 +34,223 @@ export interface TimeSeriesChartProps {
 
 /** Ticks every 10 s counted back from the right edge, so labels read -60 s … now. */
 const X_TICK_STEP_MS = 10_000;
+const MARGIN = { left: 64, right: 12, top: 8, bottom: 20 };
+const FONT = '11px system-ui, sans-serif';
 
-function relativeTicks([from, to]: [number, number]): number[] {
-  const ticks: number[] = [];
-  for (let t = to; t >= from; t -= X_TICK_STEP_MS) ticks.unshift(t);
-  return ticks;
+interface Hover {
+  x: number;
+  row: BucketRow;
 }
 
-const AXIS_TICK = { fill: 'var(--muted)', fontSize: 11 };
+/**
+ * One wrapper for every live time chart: real timestamps on x, units on y. Drawn on a canvas:
+ * these charts redraw several times a second, and SVG (recharts) cost most of the page's main
+ * thread at that rate (npm run bench, "browser cost"). Legend and tooltip are plain DOM.
+ */
+export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesChartProps): ReactNode {
+  const { rows, series, kind, domain, yLabel, formatY, yDomain = [0, 'auto'], yTicks, references = [] } = props;
+  const height = props.height ?? 190;
+  const dots = props.dots ?? true;
+  const wrapper = useRef<HTMLDivElement>(null);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [width, setWidth] = useState(0);
+  const [hover, setHover] = useState<Hover | null>(null);
 
-/** One wrapper for every time chart: real timestamps on x, units on y, no animation. */
-export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesChartProps) {
-  const {
-    rows,
-    series,
-    kind,
-    domain,
-    yLabel,
-    formatY,
-    yDomain = [0, 'auto'],
-    yTicks,
-    references = [],
-    height = 190,
-    dots = true,
-  } = props;
-  const xTicks = useMemo(() => relativeTicks(domain), [domain]);
-  const xAxis = (
-    <XAxis
-      dataKey="t"
-      type="number"
-      scale="time"
-      domain={domain}
-      allowDataOverflow
-      ticks={xTicks}
-      tickFormatter={(t: number) => formatRelativeSeconds(t, domain[1])}
-      tick={AXIS_TICK}
-      stroke="var(--grid)"
-    />
-  );
-  const yAxis = (
-    <YAxis
-      domain={yDomain}
-      {...(yTicks === undefined ? {} : { ticks: yTicks, interval: 0 })}
-      tickFormatter={formatY}
-      tick={AXIS_TICK}
-      width={64}
-      stroke="var(--grid)"
-      label={{ value: yLabel, angle: -90, position: 'insideLeft', fill: 'var(--muted)', fontSize: 11, dy: 40 }}
-    />
-  );
-  const tooltip = (
-    <Tooltip
-      contentStyle={{ background: 'var(--panel)', border: '1px solid var(--grid)', fontSize: 12 }}
-      labelFormatter={(t) => new Date(Number(t)).toLocaleTimeString()}
-      formatter={(value) => (typeof value === 'number' ? formatY(value) : '–')}
-    />
-  );
-  const refs = references.map((mark) => (
-    <ReferenceLine
-      key={mark.label}
-      y={mark.y}
-      stroke="var(--reference)"
-      strokeDasharray="4 4"
-      label={{ value: mark.label, position: 'insideBottomRight', fill: 'var(--reference)', fontSize: 11 }}
-    />
-  ));
+  useEffect(() => {
+    const element = wrapper.current;
+    if (element === null) return undefined;
+    const observer = new ResizeObserver((entries) => setWidth(Math.floor(entries[0]?.contentRect.width ?? 0)));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  const keys = series.map((s) => s.key);
+  const stacked = kind === 'stackedArea' ? stack(rows, keys) : null;
+  let dataMax = 0;
+  for (const row of rows) {
+    let sum = 0;
+    for (const key of keys) {
+      const value = row[key];
+      if (typeof value === 'number') {
+        sum = kind === 'stackedArea' ? sum + value : Math.max(sum, value);
+      }
+    }
+    dataMax = Math.max(dataMax, sum);
+  }
+  for (const mark of references) dataMax = Math.max(dataMax, mark.y);
+  const ticks = yTicks ?? niceTicks(typeof yDomain[1] === 'number' ? yDomain[1] : dataMax * 1.05 || 1);
+  const yMin = typeof yDomain[0] === 'number' ? yDomain[0] : 0;
+  const yMax = typeof yDomain[1] === 'number' ? yDomain[1] : Math.max(ticks[ticks.length - 1] ?? 1, 1e-9);
+  const bucketMs = rows.length > 1 ? (rows[1]?.t ?? 0) - (rows[0]?.t ?? 0) : 1000;
+
+  useEffect(() => {
+    const element = canvas.current;
+    if (element === null || width === 0) return;
+    const ratio = window.devicePixelRatio || 1;
+    element.width = width * ratio;
+    element.height = height * ratio;
+    const context = element.getContext('2d');
+    if (context === null) return;
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.clearRect(0, 0, width, height);
+    const styles = getComputedStyle(element);
+    const plot: Plot = {
+      left: MARGIN.left,
+      top: MARGIN.top,
+      width: width - MARGIN.left - MARGIN.right,
+      height: height - MARGIN.top - MARGIN.bottom,
+    };
+    const x = (t: number): number => plot.left + ((t - domain[0]) / (domain[1] - domain[0])) * plot.width;
+    const y = (value: number): number =>
+      plot.top + plot.height - ((Math.min(value, yMax) - yMin) / (yMax - yMin || 1)) * plot.height;
+    const grid = resolveColor('var(--grid)', styles);
+    const muted = resolveColor('var(--muted)', styles);
+    context.font = FONT;
+    context.lineWidth = 1;
+
+    // Grid, y labels and the axis title.
+    context.strokeStyle = grid;
+    context.fillStyle = muted;
+    context.setLineDash([2, 4]);
+    context.textAlign = 'right';
+    context.textBaseline = 'middle';
+    for (const tick of ticks) {
+      const py = Math.round(y(tick)) + 0.5;
+      context.beginPath();
+      context.moveTo(plot.left, py);
+      context.lineTo(plot.left + plot.width, py);
+      context.stroke();
+      context.fillText(formatY(tick), plot.left - 6, py);
+    }
+    context.textAlign = 'center';
+    context.textBaseline = 'top';
+    for (let t = domain[1]; t >= domain[0] - 1; t -= X_TICK_STEP_MS) {
+      const px = Math.round(x(t)) + 0.5;
+      context.beginPath();
+      context.moveTo(px, plot.top);
+      context.lineTo(px, plot.top + plot.height);
+      context.stroke();
+      context.fillText(
+        formatRelativeSeconds(t, domain[1]),
+        Math.min(Math.max(px, plot.left + 12), plot.left + plot.width - 12),
+        plot.top + plot.height + 4,
+      );
+    }
+    context.setLineDash([]);
+    context.save();
+    context.translate(12, plot.top + plot.height / 2);
+    context.rotate(-Math.PI / 2);
+    context.textAlign = 'center';
+    context.textBaseline = 'middle';
+    context.fillText(yLabel, 0, 0);
+    context.restore();
+
+    // Data, clipped to the plot.
+    context.save();
+    context.beginPath();
+    context.rect(plot.left, plot.top, plot.width, plot.height);
+    context.clip();
+    series.forEach((s, index) => {
+      const color = resolveColor(s.color, styles);
+      if (stacked !== null) {
+        context.fillStyle = color;
+        context.globalAlpha = 0.75;
+        const bands = stacked[index] ?? [];
+        rows.forEach((row, i) => {
+          const band = bands[i];
+          if (band === null || band === undefined || band[1] === band[0]) return;
+          const x0 = x(row.t);
+          const x1 = x(row.t + bucketMs);
+          context.fillRect(x0, y(band[1]), Math.max(1, x1 - x0), y(band[0]) - y(band[1]));
+        });
+        context.globalAlpha = 1;
+      } else {
+        context.strokeStyle = color;
+        context.fillStyle = color;
+        context.lineWidth = 2;
+        context.beginPath();
+        let drawing = false;
+        for (const row of rows) {
+          const value = row[s.key];
+          if (typeof value !== 'number') {
+            drawing = false;
+            continue;
+          }
+          const px = x(row.t + bucketMs / 2);
+          if (drawing) context.lineTo(px, y(value));
+          else context.moveTo(px, y(value));
+          drawing = true;
+        }
+        context.stroke();
+        if (dots) {
+          for (const row of rows) {
+            const value = row[s.key];
+            if (typeof value !== 'number') continue;
+            context.beginPath();
+            context.arc(x(row.t + bucketMs / 2), y(value), 2, 0, Math.PI * 2);
+            context.fill();
+          }
+        }
+        context.lineWidth = 1;
+      }
+    });
+    context.restore();
+
+    // Reference lines with their labels.
+    const reference = resolveColor('var(--reference)', styles);
+    context.strokeStyle = reference;
+    context.fillStyle = reference;
+    context.setLineDash([4, 4]);
+    context.textAlign = 'right';
+    context.textBaseline = 'bottom';
+    for (const mark of references) {
+      const py = Math.round(y(mark.y)) + 0.5;
+      context.beginPath();
+      context.moveTo(plot.left, py);
+      context.lineTo(plot.left + plot.width, py);
+      context.stroke();
+      context.fillText(mark.label, plot.left + plot.width - 4, py + (py < plot.top + 14 ? 14 : -2));
+    }
+    context.setLineDash([]);
+  }, [rows, series, stacked, width, height, domain, ticks, yMin, yMax, yLabel, formatY, references, bucketMs, dots]);
+
+  const onMove = (event: React.MouseEvent<HTMLCanvasElement>): void => {
+    const bounds = event.currentTarget.getBoundingClientRect();
+    const px = event.clientX - bounds.left;
+    const plotWidth = width - MARGIN.left - MARGIN.right;
+    const t = domain[0] + ((px - MARGIN.left) / plotWidth) * (domain[1] - domain[0]);
+    const row = rows.find((candidate) => t >= candidate.t && t < candidate.t + bucketMs);
+    setHover(row === undefined ? null : { x: px, row });
+  };
+
   return (
-    <div className="chart" role="img" aria-label={props.ariaLabel}>
-      <ResponsiveContainer width="100%" height={height}>
-        {kind === 'stackedArea' ? (
-          <AreaChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" />
-            {xAxis}
-            {yAxis}
-            {tooltip}
-            <Legend wrapperStyle={{ fontSize: 12 }} />
-            {refs}
-            {series.map((s) => (
-              <Area
-                key={s.key}
-                dataKey={s.key}
-                name={s.label}
-                stackId="stack"
-                type="stepAfter"
-                // No outline: a zero-height band's outline would sit on top of the stack in its colour.
-                stroke="none"
-                fill={s.color}
-                fillOpacity={0.75}
-                isAnimationActive={false}
-                connectNulls={false}
-              />
-            ))}
-          </AreaChart>
-        ) : (
-          <LineChart data={rows} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" />
-            {xAxis}
-            {yAxis}
-            {tooltip}
-            <Legend wrapperStyle={{ fontSize: 12 }} />
-            {refs}
-            {series.map((s) => (
-              <Line
-                key={s.key}
-                dataKey={s.key}
-                name={s.label}
-                type="linear"
-                stroke={s.color}
-                strokeWidth={2}
-                dot={dots ? { r: 2 } : false}
-                isAnimationActive={false}
-                connectNulls={false}
-              />
-            ))}
-          </LineChart>
-        )}
-      </ResponsiveContainer>
+    <div className="chart" ref={wrapper}>
+      <canvas
+        ref={canvas}
+        role="img"
+        aria-label={props.ariaLabel}
+        style={{ width: '100%', height }}
+        onMouseMove={onMove}
+        onMouseLeave={() => setHover(null)}
+      />
+      {hover !== null ? (
+        <div className="chart-tooltip" style={{ left: Math.min(hover.x + 12, Math.max(0, width - 200)) }}>
+          <div className="chart-tooltip-time">{new Date(hover.row.t).toLocaleTimeString()}</div>
+          {series.map((s) => (
+            <div key={s.key}>
+              <span className="swatch" style={{ background: s.color }} /> {s.label}:{' '}
+              {typeof hover.row[s.key] === 'number' ? formatY(hover.row[s.key] as number) : 'no sample'}
+            </div>
+          ))}
+        </div>
+      ) : null}
+      <div className="chart-legend">
+        {series.map((s) => (
+          <span key={s.key}>
+            <span className="swatch" style={{ background: s.color }} /> {s.label}
+          </span>
+        ))}
+      </div>
     </div>
   );
 });

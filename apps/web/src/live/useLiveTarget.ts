@@ -3,8 +3,8 @@ import { io, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, ServerToClientEvents } from '@aioscope/spec';
 import { LiveStore } from './liveStore.ts';
 
-/** Panels re-render at most this often, whatever the sample rate. */
-export const RENDER_INTERVAL_MS = 200;
+/** Panels re-render at most this often (10 Hz), whatever the sample rate. */
+export const RENDER_INTERVAL_MS = 100;
 
 type LiveSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 

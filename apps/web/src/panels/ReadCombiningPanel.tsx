@@ -3,11 +3,13 @@ import { summarizeLiveWindow } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { HistogramChart } from '../charts/HistogramChart.tsx';
 import { formatBytes, formatNumber } from '../format.ts';
+import { useThrottledValue } from '../live/useThrottledValue.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
 /** Reads of at most this size on average mean the scan is not being combined. */
 export const NOT_COMBINING_BYTES = 16 * 1024;
+const HISTOGRAM_REDRAW_MS = 1_000;
 /** Finished-statement batches listed (pg_stat_io deltas that carried reads). */
 const BATCHES_SHOWN = 5;
 
@@ -31,6 +33,8 @@ export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPane
     const top = Math.max(maxCombineBlocks, combineBlocks, ...counts.keys());
     return Array.from({ length: top }, (_, index) => ({ x: index + 1, count: counts.get(index + 1) ?? 0 }));
   }, [frames, combineBlocks, maxCombineBlocks]);
+  // The histogram is SVG (recharts): redrawn once a second, not at the page's render rate.
+  const shownBins = useThrottledValue(bins, HISTOGRAM_REDRAW_MS);
   const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
   const batches = deltas
     .filter((delta) => !delta.reset && delta.reads > 0)
@@ -79,8 +83,8 @@ export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPane
           ) : null}
           <HistogramChart
             ariaLabel="histogram of blocks per read over the last 60 seconds"
-            bins={bins}
-            xLabel={`blocks per read (${formatBytes(blockSize)} each)`}
+            bins={shownBins}
+            xLabel={`blocks per read (${formatBytes(blockSize)} each) · dashed: io_combine_limit${maxCombineBlocks !== combineBlocks ? ', io_max_combine_limit' : ''}`}
             yLabel="reads"
             formatX={(x) => String(x)}
             references={marks}
