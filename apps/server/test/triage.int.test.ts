@@ -79,7 +79,7 @@ describe('triage views against a real PostgreSQL 18', () => {
       await sleep(1_500); // a scan is judged once it has had no read in flight for SCAN_IDLE_MS
 
       const finalViews = new Map<number, ScanView>();
-      for (const frame of frames) for (const scan of frame.scans) finalViews.set(scan.pid, scan);
+      for (const frame of frames) for (const scan of frame.scans ?? []) finalViews.set(scan.pid, scan);
       for (const [index, pid] of pids.entries()) {
         const scan = finalViews.get(pid ?? -1);
         expect(scan, `a scan map for backend ${String(pid)}`).toBeDefined();
@@ -89,7 +89,7 @@ describe('triage views against a real PostgreSQL 18', () => {
         expect(scan?.completed).toBe(true);
         expect(scan?.activity).toBe('SELECT');
       }
-      const lookAheads = frames.flatMap((frame) => frame.scans.map((scan) => scan.lookAheadBlocks));
+      const lookAheads = frames.flatMap((frame) => (frame.scans ?? []).map((scan) => scan.lookAheadBlocks));
       expect(Math.max(...lookAheads), 'the read stream read ahead').toBeGreaterThan(16);
       const processes = monitor.currentProcesses();
       expect(processes.filter((process) => process.backendType === 'io worker').length).toBe(3);
@@ -114,7 +114,9 @@ describe('triage views against a real PostgreSQL 18', () => {
       await vacuum.query(`SET vacuum_cost_delay = 2; SET vacuum_cost_limit = 200`);
       await vacuum.query(`VACUUM (DISABLE_PAGE_SKIPPING) ${DEMO_TABLE}`);
       await sleep(200);
-      const vacuumScans = frames.flatMap((frame) => frame.scans).filter((scan) => scan.relation.name === DEMO_TABLE);
+      const vacuumScans = frames
+        .flatMap((frame) => frame.scans ?? [])
+        .filter((scan) => scan.relation.name === DEMO_TABLE);
       expect(vacuumScans.length, 'the VACUUM was seen reading').toBeGreaterThan(0);
       expect(vacuumScans.every((scan) => scan.activity === 'VACUUM')).toBe(true);
       const processes = frames.length > 0 ? monitor.currentProcesses() : [];

@@ -70,7 +70,13 @@ export function App(): ReactNode {
         <WorkerPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
       </main>
       <section className="panels panels-wide">
-        <ScanMapPanel latest={latest} target={target} selectedPid={selectedPid} onSelectPid={setSelectedPid} />
+        <ScanMapPanel
+          latest={latest}
+          scans={store.scans}
+          target={target}
+          selectedPid={selectedPid}
+          onSelectPid={setSelectedPid}
+        />
       </section>
       <section className="panels panels-split">
         <ProcessesPanel

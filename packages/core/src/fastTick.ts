@@ -188,11 +188,8 @@ export function buildLiveFrame(sample: FastTickSample, context: FrameContext): B
   const waits: Record<string, number> = {};
   for (const process of sample.processes) {
     if (process.backendType === 'io worker') {
-      ioWorkers.push({
-        pid: process.pid,
-        busy: process.waitEvent !== 'IoWorkerMain',
-        waitEvent: process.waitEvent,
-      });
+      const busy = process.waitEvent !== 'IoWorkerMain';
+      ioWorkers.push(busy ? { pid: process.pid, busy, waitEvent: process.waitEvent } : { pid: process.pid, busy });
     }
     if (process.waitEvent !== null) {
       const key = `${process.backendType}:${process.waitEvent}`;
@@ -203,15 +200,15 @@ export function buildLiveFrame(sample: FastTickSample, context: FrameContext): B
 
   return {
     frame: {
-      t: sample.t,
-      sampleMs: context.sampleMs,
+      // 0.1 ms and 0.01 ms are finer than anything drawn or measured, and keep frames short.
+      t: Math.round(sample.t * 10) / 10,
+      sampleMs: Math.round(context.sampleMs * 100) / 100,
       skippedTicks: context.skippedTicks,
       inflight,
       newReads,
       ioWorkers,
       waits,
       byProcess,
-      scans: [],
     },
     ioKeys,
   };

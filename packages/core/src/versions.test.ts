@@ -72,8 +72,8 @@ describe('PostgreSQL 19', () => {
     expect(frames[0]?.waits['io worker:AioWorkerControl']).toBe(1);
     expect(frames[1]?.newReads?.count).toBe(1); // io 10 generation 4 is new; io 9 generation 11 was seen
     // First seen at block 512 with no query_start to judge by: the scan is taken to start there.
-    expect(frames[1]?.scans[0]?.startBlock).toBe(512);
-    expect(frames[1]?.scans[0]?.frontier).toBe(544);
+    expect(frames[1]?.scans?.[0]?.startBlock).toBe(512);
+    expect(frames[1]?.scans?.[0]?.frontier).toBe(544);
     const verdict = workerVerdict(frames, 'worker');
     expect(verdict.evidence.join(' ')).toMatch(/3 io workers/);
   });

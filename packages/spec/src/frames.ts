@@ -3,6 +3,9 @@
  * browser receives about a server's I/O, so every figure here is documented with its source.
  */
 
+/** How often frames carry the scan map. */
+export const SCANS_PER_SECOND = 5;
+
 /** AIO handle states as pg_aios reports them (src/backend/storage/aio/aio_funcs.c). */
 export const AIO_STATES = [
   'HANDED_OUT',
@@ -39,7 +42,8 @@ export interface IoWorkerSample {
   pid: number;
   /** true when its wait event is anything but IoWorkerMain (idle in its main loop). */
   busy: boolean;
-  waitEvent: string | null;
+  /** Its wait event when busy (null: running, no wait); absent when idle in IoWorkerMain, to keep frames small. */
+  waitEvent?: string | null;
 }
 
 /**
@@ -77,8 +81,12 @@ export interface LiveFrame {
   waits: Record<string, number>;
   /** Reads in flight per issuing process at the sample instant: pid → [count, bytes]. */
   byProcess: Record<number, [number, number]>;
-  /** Relation scans with reads in flight now or in the last seconds (the live scan map). */
-  scans: ScanView[];
+  /**
+   * Relation scans with reads in flight now or in the last seconds (the live scan map). Present on
+   * at most SCANS_PER_SECOND frames a second (it is most of a frame's bytes); absent means "as in
+   * the last frame that had it".
+   */
+  scans?: ScanView[];
 }
 
 /**

@@ -32,6 +32,7 @@ import {
   type SettingQueryRow,
   type StatIoQueryRow,
 } from '@aioscope/core';
+import { SCANS_PER_SECOND } from '@aioscope/spec';
 import type {
   AuditReport,
   Capabilities,
@@ -149,6 +150,7 @@ export class TargetMonitor {
   private readonly resolver: RelationResolver;
   private latestProcesses: ProcessView[] = [];
   private processesSentAt = -Infinity;
+  private scansSentAt = -Infinity;
   private server: ServerInfo | null = null;
   private capabilities: Capabilities | null = null;
   private previousIoKeys: Set<string> = new Set();
@@ -357,7 +359,7 @@ export class TargetMonitor {
       this.previousIoKeys = ioKeys;
       const activityByPid = new Map(sample.processes.map((p) => [p.pid, activityOf(p.backendType, p.queryPreview)]));
       if (sample.aios !== null) {
-        frame.scans = this.scanTracker.update({
+        const scans = this.scanTracker.update({
           t: sample.t,
           aios: sample.aios,
           activityByPid,
@@ -365,6 +367,11 @@ export class TargetMonitor {
           resolve: (file) => this.resolver.lookup(file),
           blockSize: this.server?.blockSize ?? 8192,
         });
+        // The tracker follows every sample; the map travels on at most SCANS_PER_SECOND frames.
+        if (sample.t - this.scansSentAt >= 1000 / SCANS_PER_SECOND) {
+          frame.scans = scans;
+          this.scansSentAt = sample.t;
+        }
       }
       this.latestProcesses = buildProcessViews(sample.processes, frame.byProcess, this.concurrencySettings());
       if (sample.t - this.processesSentAt >= PROCESSES_INTERVAL_MS) {

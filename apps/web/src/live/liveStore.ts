@@ -1,5 +1,5 @@
 import { appendBounded, trimBefore } from '@aioscope/core';
-import type { IoStatDelta, LiveFrame, LiveSnapshot, ProcessView, TargetStatus } from '@aioscope/spec';
+import type { IoStatDelta, LiveFrame, LiveSnapshot, ProcessView, ScanView, TargetStatus } from '@aioscope/spec';
 
 /** The rolling window every panel shows. */
 export const WINDOW_MS = 60_000;
@@ -19,6 +19,8 @@ export class LiveStore {
   deltas: IoStatDelta[] = [];
   status: TargetStatus | null = null;
   processes: ProcessView[] = [];
+  /** The scan map as of the newest frame that carried it. */
+  scans: ScanView[] = [];
   socketState: SocketState = 'connecting';
   socketError: string | null = null;
   /** Browser clock minus server clock at the newest frame: maps "now" onto the server's timeline. */
@@ -31,12 +33,14 @@ export class LiveStore {
     this.deltas = snapshot.ioDeltas.slice(-MAX_CLIENT_DELTAS);
     this.status = snapshot.status;
     this.processes = snapshot.processes;
+    this.scans = [...this.frames].reverse().find((frame) => frame.scans !== undefined)?.scans ?? [];
     const newest = this.frames[this.frames.length - 1];
     if (newest !== undefined) this.noteReceived(newest.t);
     this.version++;
   }
 
   addFrame(frame: LiveFrame): void {
+    if (frame.scans !== undefined) this.scans = frame.scans;
     appendBounded(this.frames, frame, MAX_CLIENT_FRAMES);
     trimBefore(this.frames, frame.t - WINDOW_MS - 5_000);
     this.noteReceived(frame.t);

@@ -6,6 +6,7 @@ import { aiosUnavailableReason } from './reasons.ts';
 
 export interface ScanMapPanelProps {
   latest: LiveFrame | undefined;
+  scans: readonly ScanView[];
   target: TargetSummary | undefined;
   selectedPid: number | null;
   onSelectPid: (pid: number) => void;
@@ -92,11 +93,15 @@ function ScanStrip({ scan, blockSize }: { scan: ScanView; blockSize: number }): 
   );
 }
 
-export function ScanMapPanel({ latest, target, selectedPid, onSelectPid }: ScanMapPanelProps): ReactNode {
+export function ScanMapPanel({
+  latest,
+  scans: current,
+  target,
+  selectedPid,
+  onSelectPid,
+}: ScanMapPanelProps): ReactNode {
   const unavailable = aiosUnavailableReason(target, latest);
-  const scans = [...(latest?.scans ?? [])].sort(
-    (a, b) => Number(a.ended) - Number(b.ended) || a.startedAt - b.startedAt,
-  );
+  const scans = [...current].sort((a, b) => Number(a.ended) - Number(b.ended) || a.startedAt - b.startedAt);
   return (
     <Panel
       title="Live scan map"

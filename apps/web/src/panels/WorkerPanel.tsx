@@ -181,7 +181,7 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
               return (
                 <li
                   key={worker.pid}
-                  title={`io worker pid ${worker.pid}: busy in ${formatPercent(worker.busyFraction)} of ${worker.samples} samples; now: ${now?.waitEvent ?? 'gone'}`}
+                  title={`io worker pid ${worker.pid}: busy in ${formatPercent(worker.busyFraction)} of ${worker.samples} samples; now: ${now === undefined ? 'gone' : now.busy ? (now.waitEvent ?? 'running') : 'IoWorkerMain'}`}
                 >
                   <span className="worker-pid">pid {worker.pid}</span>
                   <span className="strip" aria-hidden="true">
@@ -194,7 +194,9 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
                     ))}
                   </span>
                   <span className="worker-value">{formatPercent(worker.busyFraction)}</span>
-                  <span className="worker-wait">{now?.waitEvent ?? '—'}</span>
+                  <span className="worker-wait">
+                    {now === undefined ? '—' : now.busy ? (now.waitEvent ?? 'running') : 'IoWorkerMain'}
+                  </span>
                 </li>
               );
             })}
