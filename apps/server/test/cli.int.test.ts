@@ -131,6 +131,11 @@ describe('command line against a real PostgreSQL 18', () => {
     const second = runCli(['--embedded', '--no-demo', '--port', '0', '--data-dir', dataDir]);
     try {
       await waitForUrl(second);
+      // A third instance on the same folder must not take over the running one's server.
+      const third = runCli(['--embedded', '--no-demo', '--port', '0', '--data-dir', dataDir]);
+      expect(await third.exited).toBe(1);
+      expect(third.stderr()).toMatch(/another aioscope \(pid \d+\) is using .*--data-dir/);
+      expect((await fetch(new URL('/api/targets', await waitForUrl(second)))).status).toBe(200);
     } finally {
       second.child.kill('SIGTERM');
     }

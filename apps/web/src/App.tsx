@@ -71,7 +71,7 @@ export function App(): ReactNode {
       </main>
       <section className="panels panels-wide">
         <ScanMapPanel
-          latest={latest}
+          hasSample={latest !== undefined}
           scans={store.scans}
           target={target}
           selectedPid={selectedPid}
@@ -82,7 +82,7 @@ export function App(): ReactNode {
         <ProcessesPanel
           processes={processes}
           target={target}
-          serverNow={serverNow}
+          serverNow={Math.floor(serverNow / 1000) * 1000}
           selectedPid={selectedPid}
           onSelectPid={setSelectedPid}
         />

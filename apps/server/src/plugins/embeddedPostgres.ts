@@ -39,6 +39,9 @@ export const EMBEDDED_SERVER_SETTINGS: Readonly<Record<string, string>> = {
   log_min_messages: 'warning',
 };
 
+/** Holds the pid of the aioscope process that runs the cluster, so a second one does not take it over. */
+const OWNER_FILE = 'aioscope.pid';
+
 /** How long PostgreSQL may take to become ready before start-up is declared failed. */
 const START_TIMEOUT_MS = 60_000;
 /** Lines of server output kept to explain a failed start. */
@@ -120,6 +123,7 @@ export class EmbeddedPostgresServer {
     this.settings = { ...this.settings, ...changes };
     this.instance = this.createInstance();
     await this.startInstance();
+    await writeFile(path.join(this.rootDir, OWNER_FILE), String(process.pid));
   }
 
   /** Creates the cluster when absent, then starts it. */
@@ -135,6 +139,7 @@ export class EmbeddedPostgresServer {
       await server.instance.initialise();
     }
     await server.startInstance();
+    await writeFile(path.join(options.rootDir, OWNER_FILE), String(process.pid));
     return server;
   }
 
@@ -157,6 +162,7 @@ export class EmbeddedPostgresServer {
     if (!this.running) return;
     this.running = false;
     await this.instance.stop();
+    await rm(path.join(this.rootDir, OWNER_FILE), { force: true });
   }
 
   private async startInstance(): Promise<void> {
@@ -197,9 +203,19 @@ export class EmbeddedPostgresServer {
 
   /**
    * A previous run killed with SIGKILL leaves its postmaster behind, holding the data folder.
-   * Stop it with pg_ctl so this run can start cleanly.
+   * Stop it with pg_ctl so this run can start cleanly, unless the aioscope that started it is
+   * still running: then this start is refused, never the other's server stopped.
    */
   private async stopStaleServer(): Promise<void> {
+    const ownerFile = path.join(this.rootDir, OWNER_FILE);
+    if (existsSync(ownerFile)) {
+      const owner = Number((await readFile(ownerFile, 'utf8')).trim());
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isProcessAlive(owner)) {
+        throw new Error(
+          `another aioscope (pid ${owner}) is using ${this.rootDir}: stop it, or give this one its own --data-dir`,
+        );
+      }
+    }
     const pidFile = path.join(this.dataDir, 'postmaster.pid');
     if (!existsSync(pidFile)) return;
     const pid = Number((await readFile(pidFile, 'utf8')).split('\n')[0]);

@@ -1,11 +1,12 @@
-import type { ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { useAudit } from '../api/targetDetails.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 
 const LEVEL_LABEL = { pass: 'pass', warn: 'warn', info: 'info' } as const;
 
-export function AuditPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
+/** Memoized: it changes with the audit's REST data, not with the 10 Hz page renders. */
+export const AuditPanel = memo(function AuditPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
   const audit = useAudit(target?.id);
   return (
     <Panel
@@ -45,4 +46,4 @@ export function AuditPanel({ target }: { target: TargetSummary | undefined }): R
       )}
     </Panel>
   );
-}
+});

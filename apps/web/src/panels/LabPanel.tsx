@@ -1,4 +1,4 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { memo, useState, type FormEvent, type ReactNode } from 'react';
 import { LAB_PRESETS, parseVariants } from '@aioscope/core';
 import { CACHE_STATES, type CacheState, type LabExperiment, type TargetSummary } from '@aioscope/spec';
 import { useLabExperiment, useLabExperiments, useLabInfo, useStartExperiment } from '../api/lab.ts';
@@ -133,7 +133,8 @@ function ResultTable({ experiment }: { experiment: LabExperiment }): ReactNode {
   );
 }
 
-export function LabPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
+/** Memoized: it follows its own queries, not the 10 Hz page renders. */
+export const LabPanel = memo(function LabPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
   const info = useLabInfo();
   const list = useLabExperiments();
   const start = useStartExperiment();
@@ -285,4 +286,4 @@ export function LabPanel({ target }: { target: TargetSummary | undefined }): Rea
       ) : null}
     </Panel>
   );
-}
+});

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import type { ProcessView, TargetSummary } from '@aioscope/spec';
 import { formatAge, formatBytes } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
@@ -16,7 +16,8 @@ function limitText(process: ProcessView): string {
   return process.limit.value === null ? '' : ` / ${process.limit.value}`;
 }
 
-export function ProcessesPanel({
+/** Memoized: its inputs change twice a second (processes) and once a second (serverNow, rounded by the caller). */
+export const ProcessesPanel = memo(function ProcessesPanel({
   processes,
   target,
   serverNow,
@@ -103,4 +104,4 @@ export function ProcessesPanel({
       </p>
     </Panel>
   );
-}
+});

@@ -1,11 +1,12 @@
-import type { ReactNode } from 'react';
-import type { LiveFrame, ScanView, TargetSummary } from '@aioscope/spec';
+import { memo, type ReactNode } from 'react';
+import type { ScanView, TargetSummary } from '@aioscope/spec';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
 export interface ScanMapPanelProps {
-  latest: LiveFrame | undefined;
+  /** Whether a first sample arrived (the empty-state reason depends on it). */
+  hasSample: boolean;
   scans: readonly ScanView[];
   target: TargetSummary | undefined;
   selectedPid: number | null;
@@ -93,14 +94,15 @@ function ScanStrip({ scan, blockSize }: { scan: ScanView; blockSize: number }): 
   );
 }
 
-export function ScanMapPanel({
-  latest,
+/** Memoized: the map arrives 5 times a second, not with every render. */
+export const ScanMapPanel = memo(function ScanMapPanel({
+  hasSample,
   scans: current,
   target,
   selectedPid,
   onSelectPid,
 }: ScanMapPanelProps): ReactNode {
-  const unavailable = aiosUnavailableReason(target, latest);
+  const unavailable = aiosUnavailableReason(target, hasSample);
   const scans = [...current].sort((a, b) => Number(a.ended) - Number(b.ended) || a.startedAt - b.startedAt);
   return (
     <Panel
@@ -136,4 +138,4 @@ export function ScanMapPanel({
       </p>
     </Panel>
   );
-}
+});

@@ -1,7 +1,10 @@
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 
 /** Why pg_aios panels are empty, in words a DBA can act on; null when pg_aios is being read. */
-export function aiosUnavailableReason(target: TargetSummary | undefined, latest: LiveFrame | undefined): string | null {
+export function aiosUnavailableReason(
+  target: TargetSummary | undefined,
+  latest: LiveFrame | boolean | undefined,
+): string | null {
   const capabilities = target?.capabilities;
   if (target === undefined || capabilities === null || capabilities === undefined)
     return 'Waiting for the first sample …';
@@ -11,6 +14,6 @@ export function aiosUnavailableReason(target: TargetSummary | undefined, latest:
   if (!capabilities.canReadPgAios) {
     return 'This role cannot read pg_aios. Fix: GRANT pg_read_all_stats TO <role>; (or GRANT pg_monitor). Everything else still works.';
   }
-  if (latest === undefined) return 'Waiting for the first sample …';
+  if (latest === undefined || latest === false) return 'Waiting for the first sample …';
   return null;
 }
