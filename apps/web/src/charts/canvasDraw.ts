@@ -36,8 +36,20 @@ export function stack(rows: readonly BucketRow[], keys: readonly string[]): ([nu
   );
 }
 
-/** Resolves `var(--name)` against the page's current theme. */
+const colorCache = new Map<string, string>();
+let colorTheme: string | undefined;
+
+/** Resolves `var(--name)` against the page's current theme, cached until the theme changes. */
 export function resolveColor(color: string, styles: CSSStyleDeclaration): string {
+  const theme = document.documentElement.dataset.theme;
+  if (theme !== colorTheme) {
+    colorCache.clear();
+    colorTheme = theme;
+  }
+  const cached = colorCache.get(color);
+  if (cached !== undefined) return cached;
   const match = /^var\((--[\w-]+)\)$/.exec(color);
-  return match === null ? color : styles.getPropertyValue(match[1] ?? '').trim() || '#888';
+  const resolved = match === null ? color : styles.getPropertyValue(match[1] ?? '').trim() || '#888';
+  colorCache.set(color, resolved);
+  return resolved;
 }

@@ -27,6 +27,18 @@ export class LiveStore {
   clockOffsetMs = 0;
   lastReceivedAt: number | null = null;
   version = 0;
+  private readonly listeners = new Set<() => void>();
+
+  /** Called after every change; returns the unsubscribe function. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    this.version++;
+    for (const listener of this.listeners) listener();
+  }
 
   replace(snapshot: LiveSnapshot): void {
     this.frames = snapshot.frames.slice(-MAX_CLIENT_FRAMES);
@@ -36,7 +48,7 @@ export class LiveStore {
     this.scans = [...this.frames].reverse().find((frame) => frame.scans !== undefined)?.scans ?? [];
     const newest = this.frames[this.frames.length - 1];
     if (newest !== undefined) this.noteReceived(newest.t);
-    this.version++;
+    this.changed();
   }
 
   addFrame(frame: LiveFrame): void {
@@ -44,28 +56,28 @@ export class LiveStore {
     appendBounded(this.frames, frame, MAX_CLIENT_FRAMES);
     trimBefore(this.frames, frame.t - WINDOW_MS - 5_000);
     this.noteReceived(frame.t);
-    this.version++;
+    this.changed();
   }
 
   addDelta(delta: IoStatDelta): void {
     appendBounded(this.deltas, delta, MAX_CLIENT_DELTAS);
-    this.version++;
+    this.changed();
   }
 
   setProcesses(processes: ProcessView[]): void {
     this.processes = processes;
-    this.version++;
+    this.changed();
   }
 
   setStatus(status: TargetStatus): void {
     this.status = status;
-    this.version++;
+    this.changed();
   }
 
   setSocketState(state: SocketState, error: string | null = null): void {
     this.socketState = state;
     this.socketError = error;
-    this.version++;
+    this.changed();
   }
 
   /** The server's "now", estimated from the browser clock and the offset seen at the last frame. */

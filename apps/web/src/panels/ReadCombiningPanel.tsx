@@ -43,8 +43,17 @@ export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPane
   const unavailable = aiosUnavailableReason(target, frames[frames.length - 1]);
   const notCombining =
     summary.liveBytesPerRead !== null && summary.liveBytesPerRead <= NOT_COMBINING_BYTES && summary.distinctReads >= 20;
-  const marks = [{ x: combineBlocks, label: `io_combine_limit` }];
-  if (maxCombineBlocks !== combineBlocks) marks.push({ x: maxCombineBlocks, label: 'io_max_combine_limit' });
+  // Stable between renders, so the memoized SVG histogram only redraws when its bins change.
+  const marks = useMemo(
+    () =>
+      maxCombineBlocks === combineBlocks
+        ? [{ x: combineBlocks, label: 'io_combine_limit' }]
+        : [
+            { x: combineBlocks, label: 'io_combine_limit' },
+            { x: maxCombineBlocks, label: 'io_max_combine_limit' },
+          ],
+    [combineBlocks, maxCombineBlocks],
+  );
 
   return (
     <Panel
@@ -86,7 +95,7 @@ export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPane
             bins={shownBins}
             xLabel={`blocks per read (${formatBytes(blockSize)} each) · dashed: io_combine_limit${maxCombineBlocks !== combineBlocks ? ', io_max_combine_limit' : ''}`}
             yLabel="reads"
-            formatX={(x) => String(x)}
+            formatX={String}
             references={marks}
           />
           <table className="counters" aria-label="recent pg_stat_io read batches">
