@@ -1,0 +1,73 @@
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { WEB_ROOT } from '../../apps/server/src/server.ts';
+import { BENCH_DATA_DIR, log, sleep } from './common.ts';
+
+/** A copy of apps/web/dist taken once per aioscope start: what every page of that run loads. */
+export interface WebSnapshot {
+  dir: string;
+  js: string;
+  css: string | null;
+}
+
+const SNAPSHOT_DIR = path.join(BENCH_DATA_DIR, 'web-snapshot');
+
+function consistentBuild(dir: string): { js: string; css: string | null } | null {
+  try {
+    const html = readFileSync(path.join(dir, 'index.html'), 'utf8');
+    const js = /src="\/assets\/([^"]+\.js)"/.exec(html)?.[1];
+    const css = /href="\/assets\/([^"]+\.css)"/.exec(html)?.[1] ?? null;
+    if (js === undefined || !existsSync(path.join(dir, 'assets', js))) return null;
+    if (css !== null && !existsSync(path.join(dir, 'assets', css))) return null;
+    return { js, css };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Copies the built web app. aioscope's static server lists dist/ once at start (wildcard: false),
+ * and another process may rebuild dist/ (new hashed names) while the bench runs: pages would then
+ * load a shell whose script is a 404. Serving the bundle from this copy keeps a run on one build.
+ */
+export async function snapshotWebApp(): Promise<WebSnapshot> {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const source = consistentBuild(WEB_ROOT);
+    if (source !== null) {
+      rmSync(SNAPSHOT_DIR, { recursive: true, force: true });
+      cpSync(WEB_ROOT, SNAPSHOT_DIR, { recursive: true });
+      const copied = consistentBuild(SNAPSHOT_DIR);
+      if (copied !== null) return { dir: SNAPSHOT_DIR, ...copied };
+    }
+    await sleep(1_000); // a build in progress: vite empties dist/ first
+  }
+  throw new Error(`no complete web build in ${WEB_ROOT}: run npm run build`);
+}
+
+/** Serves the page's script and stylesheet from the snapshot, whatever names the shell asks for. */
+export async function routeToSnapshot(context: BrowserContext, snapshot: WebSnapshot): Promise<void> {
+  // Only sub-resources: a document fulfilled by a route counts as non-local to Chromium's Local
+  // Network Access checks, which then block the page's WebSocket to 127.0.0.1.
+  await context.route('**/assets/*', async (route) => {
+    const pathname = new URL(route.request().url()).pathname;
+    if (pathname.endsWith('.js')) await route.fulfill({ path: path.join(snapshot.dir, 'assets', snapshot.js) });
+    else if (pathname.endsWith('.css') && snapshot.css !== null)
+      await route.fulfill({ path: path.join(snapshot.dir, 'assets', snapshot.css) });
+    else await route.continue();
+  });
+}
+
+/** Opens the dashboard and waits for its first panel (retrying a slow or failed first load). */
+export async function openDashboard(page: Page, url: string, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.goto(url, { timeout: 30_000 });
+      await page.getByRole('heading', { name: 'Reads in flight' }).waitFor({ timeout: 20_000 });
+      return;
+    } catch (error) {
+      if (attempt >= attempts) throw error;
+      log(`dashboard did not load (attempt ${attempt}/${attempts}): retrying`);
+    }
+  }
+}

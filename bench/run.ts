@@ -1,0 +1,279 @@
+/**
+ * `npm run bench`: aioscope's performance measurements. Timings live here, never in tests.
+ *
+ *   npm run bench                        # all default measurements, ~10 minutes
+ *   npm run bench -- --quick             # smoke run, ~2 minutes
+ *   npm run bench -- --only fanout       # one (or a comma list) of: observer, sampler, latency, fanout, browser, soak
+ *   npm run bench -- --soak 30           # the soak alone, 30 minutes at 100 Hz (add --only to combine)
+ *   npm run bench -- --browser-minutes 10  # keep the dashboard open 10 minutes in the browser-cost measurement
+ *   npm run bench -- --rounds 2          # twice the interleaved rounds of the default
+ *   npm run bench -- --only profile      # the diagnostic CPU profile of the dashboard alone (unminified build)
+ *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
+ *   npm run bench -- --only render-rate  # what-if: browser busy share at 200/500/1000 ms render intervals
+ *
+ * stdout is a Markdown table (one row per measurement and condition); progress goes to stderr.
+ * Each measurement writes bench/results/<name>.json; the run writes bench/results/summary.json.
+ */
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from '../apps/server/src/config/config.ts';
+import { startBenchAioscope, type BenchAioscope } from './lib/aioscope.ts';
+import { runBrowserCost } from './lib/browserCost.ts';
+import {
+  BenchUsageError,
+  Cleanups,
+  TABLE_HEADER,
+  log,
+  tableLine,
+  writeResult,
+  type BenchOptions,
+  type TableRow,
+} from './lib/common.ts';
+import { runFanout } from './lib/fanout.ts';
+import { runLatency } from './lib/latency.ts';
+import { acquireBenchLock } from './lib/lock.ts';
+import { runObserver } from './lib/observer.ts';
+import { runProfile } from './lib/profile.ts';
+import { runRenderRate } from './lib/renderRate.ts';
+import { machineInfo } from './lib/proc.ts';
+import { runSampler } from './lib/sampler.ts';
+import { runServerProfile } from './lib/serverProfile.ts';
+import { runSoak } from './lib/soak.ts';
+
+const MEASUREMENTS = [
+  'observer',
+  'sampler',
+  'server-profile',
+  'latency',
+  'fanout',
+  'browser',
+  'profile',
+  'render-rate',
+  'soak',
+] as const;
+type MeasurementName = (typeof MEASUREMENTS)[number];
+const DEFAULT_SET: MeasurementName[] = [
+  'observer',
+  'sampler',
+  'server-profile',
+  'latency',
+  'fanout',
+  'browser',
+  'profile',
+];
+/** The default rate of `npm start`, at which latency, fan-out and browser cost are measured. */
+const DASHBOARD_RATE_HZ = 20;
+
+function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true },
+      soak: { type: 'string' },
+      'browser-minutes': { type: 'string' },
+      rounds: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help === true) {
+    process.stdout.write(
+      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE]\n' +
+        `measurements: ${MEASUREMENTS.join(', ')} (render-rate and soak only when named; --soak M runs the soak)\n`,
+    );
+    process.exit(0);
+  }
+  const only = (values.only ?? [])
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter(Boolean);
+  for (const name of only) {
+    if (!(MEASUREMENTS as readonly string[]).includes(name)) {
+      throw new BenchUsageError(`--only ${name}: not one of ${MEASUREMENTS.join(', ')}`);
+    }
+  }
+  const number = (text: string | undefined, flag: string, fallback: number | null): number | null => {
+    if (text === undefined) return fallback;
+    const parsed = Number(text);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new BenchUsageError(`${flag} must be a positive number`);
+    return parsed;
+  };
+  const quick = values.quick === true;
+  const soakMinutes = number(values.soak, '--soak', null);
+  return {
+    quick,
+    only: only.length > 0 ? new Set(only) : soakMinutes !== null ? new Set(['soak']) : null,
+    soakMinutes,
+    browserMinutes: number(values['browser-minutes'], '--browser-minutes', quick ? 0.5 : 2) ?? 2,
+    roundsScale: number(values.rounds, '--rounds', 1) ?? 1,
+  };
+}
+
+/** Which code was measured: the commit, and how many files differed from it (others edit concurrently). */
+function sourceState(): { commit: string | null; changedFiles: number | null } {
+  const git = (args: string[]): string | null => {
+    try {
+      return execFileSync('git', args, { cwd: REPO_ROOT, encoding: 'utf8', timeout: 10_000 }).trim();
+    } catch {
+      return null;
+    }
+  };
+  const status = git(['status', '--porcelain', '--', '.', ':!bench']);
+  return {
+    commit: git(['rev-parse', 'HEAD']),
+    changedFiles: status === null ? null : status.split('\n').filter(Boolean).length,
+  };
+}
+
+function selected(options: BenchOptions): MeasurementName[] {
+  return MEASUREMENTS.filter((name) => (options.only === null ? DEFAULT_SET.includes(name) : options.only.has(name)));
+}
+
+/** A bound on the whole run, so a hang anywhere still ends the process (with cleanups). */
+function watchdogMinutes(options: BenchOptions, names: MeasurementName[]): number {
+  const base = options.quick ? 10 : 30;
+  return base + (names.includes('soak') ? (options.soakMinutes ?? 5) : 0) + options.browserMinutes * 2;
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const names = selected(options);
+  const releaseLock = acquireBenchLock();
+  const machine = machineInfo();
+  const source = sourceState();
+  const cleanups = new Cleanups();
+  const rows: TableRow[] = [];
+  const failures: string[] = [];
+  const startedAt = new Date();
+
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping, cleaning up ...`);
+    void cleanups.runAll().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const watchdog = setTimeout(
+    () => {
+      log(`watchdog: the run exceeded ${watchdogMinutes(options, names)} minutes; cleaning up and exiting`);
+      void cleanups.runAll().finally(() => process.exit(3));
+    },
+    watchdogMinutes(options, names) * 60_000,
+  );
+  watchdog.unref();
+
+  log(
+    `machine: ${machine.cpus} CPUs (${machine.cpuModel}), ${machine.memory} RAM, node ${machine.node}, ${machine.kernel}, ` +
+      `load ${machine.loadAverage.join(' ')}`,
+  );
+  log(`running: ${names.join(', ')}${options.quick ? ' (quick)' : ''}`);
+  log(`source: ${source.commit ?? 'unknown commit'}, ${source.changedFiles ?? '?'} files changed outside bench/`);
+  process.stdout.write(`${TABLE_HEADER}\n`);
+  const print = (produced: TableRow[]): void => {
+    for (const row of produced) {
+      rows.push(row);
+      process.stdout.write(`${tableLine(row)}\n`);
+    }
+  };
+
+  // latency, fan-out and browser share one aioscope at the dashboard's default rate.
+  let shared: BenchAioscope | null = null;
+  const sharedApp = async (): Promise<BenchAioscope> => {
+    shared ??= await startBenchAioscope(DASHBOARD_RATE_HZ, cleanups);
+    return shared;
+  };
+  const closeShared = async (): Promise<void> => {
+    const app = shared;
+    shared = null;
+    await app?.close();
+  };
+
+  try {
+    for (const name of names) {
+      const started = performance.now();
+      log(`── ${name} ──`);
+      try {
+        switch (name) {
+          case 'observer':
+            print(await runObserver(options, cleanups));
+            break;
+          case 'sampler':
+            print(await runSampler(options, cleanups));
+            break;
+          case 'server-profile':
+            print(await runServerProfile(options, cleanups));
+            break;
+          case 'latency':
+            print(await runLatency(options, await sharedApp(), cleanups));
+            break;
+          case 'fanout':
+            print(await runFanout(options, await sharedApp(), cleanups));
+            break;
+          case 'browser':
+            print(await runBrowserCost(options, await sharedApp(), cleanups));
+            break;
+          case 'profile':
+            print(await runProfile(options, await sharedApp(), cleanups));
+            break;
+          case 'render-rate':
+            print(await runRenderRate(options, await sharedApp(), cleanups));
+            break;
+          case 'soak':
+            await closeShared(); // the soak's own aioscope at 100 Hz uses the same cluster
+            print(await runSoak(options, cleanups));
+            break;
+        }
+      } catch (error) {
+        const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+        failures.push(`${name}: ${message}`);
+        log(`${name} FAILED: ${message}`);
+        print([
+          {
+            measurement: name,
+            condition: '–',
+            result: `failed: ${message.split('\n')[0] ?? ''}`,
+            target: '–',
+            verdict: 'error',
+          },
+        ]);
+        await closeShared(); // a failure may have left the shared server in an unknown state
+      }
+      log(`${name} took ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    }
+  } finally {
+    await closeShared();
+    await cleanups.runAll();
+    clearTimeout(watchdog);
+    releaseLock();
+  }
+
+  const finishedAt = new Date();
+  const file = writeResult('summary', {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    minutes: (finishedAt.getTime() - startedAt.getTime()) / 60_000,
+    options: { ...options, only: options.only === null ? null : [...options.only] },
+    machine: { ...machine, loadAverageAtEnd: machineInfo().loadAverage },
+    source,
+    rows,
+    failures,
+  });
+  log(`done in ${((finishedAt.getTime() - startedAt.getTime()) / 60_000).toFixed(1)} min; results in ${file}`);
+  return failures.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof BenchUsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true) {
+      log((error as Error).message);
+      process.exit(2);
+    }
+    log(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exit(1);
+  },
+);
