@@ -373,8 +373,9 @@ export class TargetMonitor {
           this.scansSentAt = sample.t;
         }
       }
-      this.latestProcesses = buildProcessViews(sample.processes, frame.byProcess, this.concurrencySettings());
+      // Built only when due (2 Hz), not on every 20-100 Hz tick: nothing else reads it in between.
       if (sample.t - this.processesSentAt >= PROCESSES_INTERVAL_MS) {
+        this.latestProcesses = buildProcessViews(sample.processes, frame.byProcess, this.concurrencySettings());
         this.processesSentAt = sample.t;
         for (const listener of this.processListeners) listener({ t: sample.t, processes: this.latestProcesses });
       }
