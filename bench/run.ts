@@ -9,7 +9,6 @@
  *   npm run bench -- --rounds 2          # twice the interleaved rounds of the default
  *   npm run bench -- --only profile      # the diagnostic CPU profile of the dashboard alone (unminified build)
  *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
- *   npm run bench -- --only render-rate  # what-if: browser busy share at 200/500/1000 ms render intervals
  *
  * stdout is a Markdown table (one row per measurement and condition); progress goes to stderr.
  * Each measurement writes bench/results/<name>.json; the run writes bench/results/summary.json.
@@ -34,7 +33,6 @@ import { runLatency } from './lib/latency.ts';
 import { acquireBenchLock } from './lib/lock.ts';
 import { runObserver } from './lib/observer.ts';
 import { runProfile } from './lib/profile.ts';
-import { runRenderRate } from './lib/renderRate.ts';
 import { machineInfo } from './lib/proc.ts';
 import { runSampler } from './lib/sampler.ts';
 import { runServerProfile } from './lib/serverProfile.ts';
@@ -48,7 +46,6 @@ const MEASUREMENTS = [
   'fanout',
   'browser',
   'profile',
-  'render-rate',
   'soak',
 ] as const;
 type MeasurementName = (typeof MEASUREMENTS)[number];
@@ -81,7 +78,7 @@ function parseOptions(argv: string[]): BenchOptions {
   if (values.help === true) {
     process.stdout.write(
       'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE]\n' +
-        `measurements: ${MEASUREMENTS.join(', ')} (render-rate and soak only when named; --soak M runs the soak)\n`,
+        `measurements: ${MEASUREMENTS.join(', ')} (soak only when named; --soak M runs the soak)\n`,
     );
     process.exit(0);
   }
@@ -218,9 +215,6 @@ async function main(): Promise<number> {
             break;
           case 'profile':
             print(await runProfile(options, await sharedApp(), cleanups));
-            break;
-          case 'render-rate':
-            print(await runRenderRate(options, await sharedApp(), cleanups));
             break;
           case 'soak':
             await closeShared(); // the soak's own aioscope at 100 Hz uses the same cluster

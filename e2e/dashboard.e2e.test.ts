@@ -56,10 +56,9 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     expect(await dashboard.workerBusyFraction()).toBeGreaterThan(0);
     expect(await dashboard.connectionState()).toBe('live');
 
-    await dashboard.page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-dark.png'), fullPage: true });
+    await dashboard.screenshotWholePage(path.join(ARTIFACTS, 'dashboard-dark.png'));
     await dashboard.toggleTheme();
-    await dashboard.page.waitForTimeout(500);
-    await dashboard.page.screenshot({ path: path.join(ARTIFACTS, 'dashboard-light.png'), fullPage: true });
+    await dashboard.screenshotWholePage(path.join(ARTIFACTS, 'dashboard-light.png'));
     expect(consoleErrors).toEqual([]);
     await context.close();
   });
@@ -85,7 +84,7 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     );
     await dashboard.page.getByTestId('process-query').waitFor();
     expect(await dashboard.processQuery()).toMatch(/SELECT count\(\*\)/);
-    await dashboard.page.screenshot({ path: path.join(ARTIFACTS, 'triage-dark.png'), fullPage: true });
+    await dashboard.screenshotWholePage(path.join(ARTIFACTS, 'triage-dark.png'));
     expect(consoleErrors).toEqual([]);
     await context.close();
   });

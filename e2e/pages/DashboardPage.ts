@@ -105,6 +105,20 @@ export class DashboardPage {
       .waitFor({ timeout: timeoutMs });
   }
 
+  /**
+   * A screenshot of the whole page as a reader would see each part: charts off screen skip their
+   * redraws (and sections skip layout), so the viewport grows to the page first and the page gets
+   * a chart bucket (500 ms) and a histogram redraw (1 s) to catch up.
+   */
+  async screenshotWholePage(file: string): Promise<void> {
+    const viewport = this.page.viewportSize();
+    const height = await this.page.evaluate(() => document.documentElement.scrollHeight);
+    if (viewport !== null) await this.page.setViewportSize({ width: viewport.width, height });
+    await this.page.waitForTimeout(1_200);
+    await this.page.screenshot({ path: file, fullPage: true });
+    if (viewport !== null) await this.page.setViewportSize(viewport);
+  }
+
   async toggleTheme(): Promise<void> {
     await this.page.getByRole('button', { name: 'switch colour theme' }).click();
   }

@@ -1,6 +1,7 @@
-import { memo } from 'react';
+import { memo, useMemo, useRef } from 'react';
 import { Bar, BarChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ReferenceMark } from './TimeSeriesChart.tsx';
+import { useChartBox } from './useChartBox.ts';
 
 export interface HistogramChartProps {
   bins: { x: number; count: number }[];
@@ -14,14 +15,24 @@ export interface HistogramChartProps {
 
 const AXIS_TICK = { fill: 'var(--muted)', fontSize: 11 };
 
-/** One wrapper for histograms: categorical bins on x, counts on y, reference lines at x values. */
+/**
+ * One wrapper for histograms: categorical bins on x, counts on y, reference lines at x values.
+ * SVG (recharts): callers redraw it about once a second, and it keeps its last drawing while
+ * scrolled out of view.
+ */
 export const HistogramChart = memo(function HistogramChart(props: HistogramChartProps) {
   const { bins, xLabel, yLabel, formatX, height = 170 } = props;
-  const marks = (props.references ?? []) as { x: number; label: string }[];
-  return (
-    <div className="chart" role="img" aria-label={props.ariaLabel}>
+  const references = props.references;
+  const wrapper = useRef<HTMLDivElement>(null);
+  const { visible } = useChartBox(wrapper);
+  const shown = useRef(bins);
+  if (visible) shown.current = bins;
+  const shownBins = shown.current;
+  const chart = useMemo(() => {
+    const marks = (references ?? []) as { x: number; label: string }[];
+    return (
       <ResponsiveContainer width="100%" height={height}>
-        <BarChart data={bins} margin={{ top: 16, right: 12, bottom: 14, left: 0 }}>
+        <BarChart data={shownBins} margin={{ top: 16, right: 12, bottom: 14, left: 0 }}>
           <CartesianGrid stroke="var(--grid)" strokeDasharray="2 4" vertical={false} />
           <XAxis
             dataKey="x"
@@ -55,6 +66,11 @@ export const HistogramChart = memo(function HistogramChart(props: HistogramChart
           <Bar dataKey="count" fill="var(--series-2)" isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
+    );
+  }, [shownBins, height, formatX, xLabel, yLabel, references]);
+  return (
+    <div className="chart" role="img" aria-label={props.ariaLabel} ref={wrapper}>
+      {chart}
     </div>
   );
 });

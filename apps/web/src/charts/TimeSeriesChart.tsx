@@ -1,7 +1,9 @@
 import { memo, useEffect, useRef, useState, type ReactNode } from 'react';
 import type { BucketRow } from '@aioscope/core';
 import { formatRelativeSeconds } from '../format.ts';
-import { niceTicks, resolveColor, stack, type Plot } from './canvasDraw.ts';
+import { useTheme } from '../theme.ts';
+import { niceTicks, prepareCanvas, resolveColor, stack, type Plot } from './canvasDraw.ts';
+import { useChartBox } from './useChartBox.ts';
 
 export interface Series {
   key: string;
@@ -43,29 +45,25 @@ interface Hover {
 }
 
 /**
- * One wrapper for every live time chart: real timestamps on x, units on y. Drawn on a canvas:
- * these charts redraw several times a second, and SVG (recharts) cost most of the page's main
- * thread at that rate (npm run bench, "browser cost"). Legend and tooltip are plain DOM.
+ * One wrapper for every live time chart: real timestamps on x, units on y. Drawn on two stacked
+ * canvases: these charts redraw at every chart bucket, and SVG (recharts) cost most of the page's
+ * main thread at that rate (npm run bench, "browser cost"). The axes layer (grid, labels,
+ * reference lines) only changes with the size, the y scale or the theme: the x ticks count back
+ * from the right edge, so they do not move. The data layer is redrawn per bucket. Legend and
+ * tooltip are plain DOM.
  */
 export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesChartProps): ReactNode {
   const { rows, series, kind, domain, yLabel, formatY, yDomain = [0, 'auto'], yTicks, references = [] } = props;
   const height = props.height ?? 190;
   const dots = props.dots ?? true;
+  const theme = useTheme();
   const wrapper = useRef<HTMLDivElement>(null);
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const [width, setWidth] = useState(0);
+  const axesCanvas = useRef<HTMLCanvasElement>(null);
+  const dataCanvas = useRef<HTMLCanvasElement>(null);
+  const { width, visible } = useChartBox(wrapper);
   const [hover, setHover] = useState<Hover | null>(null);
 
-  useEffect(() => {
-    const element = wrapper.current;
-    if (element === null) return undefined;
-    const observer = new ResizeObserver((entries) => setWidth(Math.floor(entries[0]?.contentRect.width ?? 0)));
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
-
   const keys = series.map((s) => s.key);
-  const stacked = kind === 'stackedArea' ? stack(rows, keys) : null;
   let dataMax = 0;
   for (const row of rows) {
     let sum = 0;
@@ -82,56 +80,37 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
   const yMin = typeof yDomain[0] === 'number' ? yDomain[0] : 0;
   const yMax = typeof yDomain[1] === 'number' ? yDomain[1] : Math.max(ticks[ticks.length - 1] ?? 1, 1e-9);
   const bucketMs = rows.length > 1 ? (rows[1]?.t ?? 0) - (rows[0]?.t ?? 0) : 1000;
+  const spanMs = domain[1] - domain[0];
+  // Value keys for the axes layer: callers pass fresh arrays and closures on every render.
+  const tickLabels = pack(ticks.map((tick) => [tick, formatY(tick)]));
+  const referenceKey = pack(references.map((mark) => [mark.y, mark.label]));
 
   useEffect(() => {
-    const element = canvas.current;
-    if (element === null || width === 0) return;
-    const ratio = window.devicePixelRatio || 1;
-    element.width = width * ratio;
-    element.height = height * ratio;
-    const context = element.getContext('2d');
-    if (context === null) return;
-    context.setTransform(ratio, 0, 0, ratio, 0, 0);
-    context.clearRect(0, 0, width, height);
-    const styles = getComputedStyle(element);
-    const plot: Plot = {
-      left: MARGIN.left,
-      top: MARGIN.top,
-      width: width - MARGIN.left - MARGIN.right,
-      height: height - MARGIN.top - MARGIN.bottom,
-    };
-    const x = (t: number): number => plot.left + ((t - domain[0]) / (domain[1] - domain[0])) * plot.width;
-    const y = (value: number): number =>
-      plot.top + plot.height - ((Math.min(value, yMax) - yMin) / (yMax - yMin || 1)) * plot.height;
+    const layer = visible ? beginLayer(axesCanvas.current, width, height) : null;
+    if (layer === null) return;
+    const { context, styles, plot } = layer;
+    const y = yScale(plot, yMin, yMax);
     const grid = resolveColor('var(--grid)', styles);
     const muted = resolveColor('var(--muted)', styles);
     context.font = FONT;
     context.lineWidth = 1;
 
     // Grid, y labels and the axis title.
-    context.strokeStyle = grid;
-    context.fillStyle = muted;
-    context.setLineDash([2, 4]);
-    context.textAlign = 'right';
-    context.textBaseline = 'middle';
-    for (const tick of ticks) {
-      const py = Math.round(y(tick)) + 0.5;
-      context.beginPath();
-      context.moveTo(plot.left, py);
-      context.lineTo(plot.left + plot.width, py);
-      context.stroke();
-      context.fillText(formatY(tick), plot.left - 6, py);
+    setPen(context, { stroke: grid, fill: muted, dash: [2, 4], align: 'right', baseline: 'middle' });
+    for (const [tick, label] of unpack(tickLabels)) {
+      const py = horizontalRule(context, plot, y(tick));
+      context.fillText(label, plot.left - 6, py);
     }
     context.textAlign = 'center';
     context.textBaseline = 'top';
-    for (let t = domain[1]; t >= domain[0] - 1; t -= X_TICK_STEP_MS) {
-      const px = Math.round(x(t)) + 0.5;
+    for (let back = 0; back <= spanMs + 1; back += X_TICK_STEP_MS) {
+      const px = Math.round(plot.left + plot.width - (back / spanMs) * plot.width) + 0.5;
       context.beginPath();
       context.moveTo(px, plot.top);
       context.lineTo(px, plot.top + plot.height);
       context.stroke();
       context.fillText(
-        formatRelativeSeconds(t, domain[1]),
+        formatRelativeSeconds(-back, 0),
         Math.min(Math.max(px, plot.left + 12), plot.left + plot.width - 12),
         plot.top + plot.height + 4,
       );
@@ -145,7 +124,23 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
     context.fillText(yLabel, 0, 0);
     context.restore();
 
-    // Data, clipped to the plot.
+    // Reference lines with their labels.
+    const reference = resolveColor('var(--reference)', styles);
+    setPen(context, { stroke: reference, fill: reference, dash: [4, 4], align: 'right', baseline: 'bottom' });
+    for (const [value, label] of unpack(referenceKey)) {
+      const py = horizontalRule(context, plot, y(value));
+      context.fillText(label, plot.left + plot.width - 4, py + (py < plot.top + 14 ? 14 : -2));
+    }
+    context.setLineDash([]);
+  }, [width, height, tickLabels, referenceKey, yMin, yMax, yLabel, spanMs, theme, visible]);
+
+  useEffect(() => {
+    const layer = visible ? beginLayer(dataCanvas.current, width, height) : null;
+    if (layer === null) return;
+    const { context, styles, plot } = layer;
+    const x = (t: number): number => plot.left + ((t - domain[0]) / (domain[1] - domain[0])) * plot.width;
+    const y = yScale(plot, yMin, yMax);
+    const stacked = kind === 'stackedArea' ? stack(rows, keys) : null;
     context.save();
     context.beginPath();
     context.rect(plot.left, plot.top, plot.width, plot.height);
@@ -195,24 +190,9 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
       }
     });
     context.restore();
-
-    // Reference lines with their labels.
-    const reference = resolveColor('var(--reference)', styles);
-    context.strokeStyle = reference;
-    context.fillStyle = reference;
-    context.setLineDash([4, 4]);
-    context.textAlign = 'right';
-    context.textBaseline = 'bottom';
-    for (const mark of references) {
-      const py = Math.round(y(mark.y)) + 0.5;
-      context.beginPath();
-      context.moveTo(plot.left, py);
-      context.lineTo(plot.left + plot.width, py);
-      context.stroke();
-      context.fillText(mark.label, plot.left + plot.width - 4, py + (py < plot.top + 14 ? 14 : -2));
-    }
-    context.setLineDash([]);
-  }, [rows, series, stacked, width, height, domain, ticks, yMin, yMax, yLabel, formatY, references, bucketMs, dots]);
+    // keys is derived from series.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [rows, series, kind, width, height, domain, yMin, yMax, bucketMs, dots, theme, visible]);
 
   const onMove = (event: React.MouseEvent<HTMLCanvasElement>): void => {
     const bounds = event.currentTarget.getBoundingClientRect();
@@ -225,14 +205,16 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
 
   return (
     <div className="chart" ref={wrapper}>
-      <canvas
-        ref={canvas}
-        role="img"
-        aria-label={props.ariaLabel}
-        style={{ width: '100%', height }}
-        onMouseMove={onMove}
-        onMouseLeave={() => setHover(null)}
-      />
+      <div className="chart-canvases" style={{ height }}>
+        <canvas ref={axesCanvas} aria-hidden="true" />
+        <canvas
+          ref={dataCanvas}
+          role="img"
+          aria-label={props.ariaLabel}
+          onMouseMove={onMove}
+          onMouseLeave={() => setHover(null)}
+        />
+      </div>
       {hover !== null ? (
         <div className="chart-tooltip" style={{ left: Math.min(hover.x + 12, Math.max(0, width - 200)) }}>
           <div className="chart-tooltip-time">{new Date(hover.row.t).toLocaleTimeString()}</div>
@@ -254,3 +236,59 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
     </div>
   );
 });
+
+/** (value, label) pairs as one string, so an effect can depend on their content. */
+function pack(pairs: [number, string][]): string {
+  return pairs.map(([value, label]) => `${value}\u0000${label}`).join('\u0001');
+}
+
+function unpack(packed: string): [number, string][] {
+  if (packed === '') return [];
+  return packed.split('\u0001').map((entry) => {
+    const [value = '0', label = ''] = entry.split('\u0000');
+    return [Number(value), label];
+  });
+}
+
+function setPen(
+  context: CanvasRenderingContext2D,
+  pen: { stroke: string; fill: string; dash: number[]; align: CanvasTextAlign; baseline: CanvasTextBaseline },
+): void {
+  context.strokeStyle = pen.stroke;
+  context.fillStyle = pen.fill;
+  context.setLineDash(pen.dash);
+  context.textAlign = pen.align;
+  context.textBaseline = pen.baseline;
+}
+
+/** A full-width line at `y`, on the pixel grid; returns the y it was drawn at. */
+function horizontalRule(context: CanvasRenderingContext2D, plot: Plot, y: number): number {
+  const py = Math.round(y) + 0.5;
+  context.beginPath();
+  context.moveTo(plot.left, py);
+  context.lineTo(plot.left + plot.width, py);
+  context.stroke();
+  return py;
+}
+
+/** A cleared layer ready to draw on, or null before the chart has a width. */
+function beginLayer(
+  element: HTMLCanvasElement | null,
+  width: number,
+  height: number,
+): { context: CanvasRenderingContext2D; styles: CSSStyleDeclaration; plot: Plot } | null {
+  if (element === null || width === 0) return null;
+  const context = prepareCanvas(element, width, height);
+  if (context === null) return null;
+  const plot = {
+    left: MARGIN.left,
+    top: MARGIN.top,
+    width: width - MARGIN.left - MARGIN.right,
+    height: height - MARGIN.top - MARGIN.bottom,
+  };
+  return { context, styles: getComputedStyle(element), plot };
+}
+
+function yScale(plot: Plot, yMin: number, yMax: number): (value: number) => number {
+  return (value) => plot.top + plot.height - ((Math.min(value, yMax) - yMin) / (yMax - yMin || 1)) * plot.height;
+}

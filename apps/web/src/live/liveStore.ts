@@ -8,11 +8,13 @@ export const MAX_CLIENT_FRAMES = 6_000;
 export const MAX_CLIENT_DELTAS = 120;
 
 export type SocketState = 'connecting' | 'connected' | 'disconnected';
+/** What a change brought: a sample frame (the common, 20-100 Hz case) or anything else. */
+export type StoreChange = 'frame' | 'other';
 
 /**
  * The browser's bounded copy of one target's live data. A snapshot replaces it (after a reconnect
- * the server's history fills the gap it can); frames and deltas append. Components read it at a
- * throttled rate, never per frame.
+ * the server's history fills the gap it can); frames and deltas append. Panels read it once per
+ * chart bucket (useBucketClock); only the per-sample strip reads it per frame.
  */
 export class LiveStore {
   frames: LiveFrame[] = [];
@@ -27,17 +29,22 @@ export class LiveStore {
   clockOffsetMs = 0;
   lastReceivedAt: number | null = null;
   version = 0;
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(change: StoreChange) => void>();
 
   /** Called after every change; returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void {
+  subscribe(listener: (change: StoreChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private changed(): void {
+  /** The newest frame, or undefined before the first one. */
+  latestFrame(): LiveFrame | undefined {
+    return this.frames[this.frames.length - 1];
+  }
+
+  private changed(change: StoreChange = 'other'): void {
     this.version++;
-    for (const listener of this.listeners) listener();
+    for (const listener of this.listeners) listener(change);
   }
 
   replace(snapshot: LiveSnapshot): void {
@@ -56,7 +63,7 @@ export class LiveStore {
     appendBounded(this.frames, frame, MAX_CLIENT_FRAMES);
     trimBefore(this.frames, frame.t - WINDOW_MS - 5_000);
     this.noteReceived(frame.t);
-    this.changed();
+    this.changed('frame');
   }
 
   addDelta(delta: IoStatDelta): void {

@@ -1,5 +1,5 @@
 import { useMemo, type ReactNode } from 'react';
-import { bucketize, exactBytesPerRead, summarizeLiveWindow, type BucketRow } from '@aioscope/core';
+import { bucketize, exactBytesPerRead, type BucketRow, type LiveWindowSummary } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
@@ -30,12 +30,14 @@ function exactBucket(bucket: readonly IoStatDelta[]): Record<string, number | nu
 
 export interface BytesPerReadPanelProps {
   frames: readonly LiveFrame[];
+  /** summarizeLiveWindow(frames), computed once for the page. */
+  summary: LiveWindowSummary;
   deltas: readonly IoStatDelta[];
   domain: [number, number];
   target: TargetSummary | undefined;
 }
 
-export function BytesPerReadPanel({ frames, deltas, domain, target }: BytesPerReadPanelProps): ReactNode {
+export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: BytesPerReadPanelProps): ReactNode {
   const rows: BucketRow[] = useMemo(() => {
     const common = { fromT: domain[0], toT: domain[1], bucketMs: BUCKET_MS };
     const live = bucketize(frames, { ...common, reduce: liveBucket, empty: { live: null } });
@@ -44,7 +46,6 @@ export function BytesPerReadPanel({ frames, deltas, domain, target }: BytesPerRe
     return live.map((row, index) => ({ ...row, exact: exact[index]?.exact ?? null }));
   }, [frames, deltas, domain]);
 
-  const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
   const exact = useMemo(() => exactBytesPerRead(deltas.filter((delta) => delta.t >= domain[0])), [deltas, domain]);
   const combineLimit = target?.server?.ioCombineLimitBytes ?? null;
   const maxCombineLimit = target?.server?.ioMaxCombineLimitBytes ?? null;

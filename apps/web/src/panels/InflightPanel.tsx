@@ -1,9 +1,12 @@
-import { useMemo, type ReactNode } from 'react';
+import { memo, useMemo, type ReactNode } from 'react';
 import { bucketize, type BucketRow } from '@aioscope/core';
 import type { AioState, LiveFrame, TargetSummary } from '@aioscope/spec';
+import { LiveSampleStrip } from '../charts/LiveSampleStrip.tsx';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
 import { formatBytes, formatNumber } from '../format.ts';
+import type { LiveStore } from '../live/liveStore.ts';
+import { useLatestFrame } from '../live/useLatestFrame.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
@@ -23,6 +26,10 @@ const COUNT_SERIES: Series[] = STATE_GROUPS.map(({ key, label, color }) => ({ ke
 const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color: 'var(--series-1)' }];
 const EMPTY = Object.fromEntries([...STATE_GROUPS.map((g) => [g.key, null]), ['bytes', null]]) as Record<string, null>;
 
+/** Seconds of unaveraged samples in the strip above the 60 s chart. */
+const STRIP_WINDOW_MS = 10_000;
+const inflightReads = (frame: LiveFrame): number | null => frame.inflight?.total.count ?? null;
+
 function reduceBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
   const sums: Record<string, number> = { bytes: 0 };
   let frames = 0;
@@ -40,14 +47,42 @@ function reduceBucket(bucket: readonly LiveFrame[]): Record<string, number | nul
   return Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames]));
 }
 
+/** The newest sample's figures: they follow every frame (at most one render per animation frame). */
+const InflightNow = memo(function InflightNow({ store }: { store: LiveStore }): ReactNode {
+  const latest = useLatestFrame(store);
+  return (
+    <>
+      <Figure
+        label="now"
+        value={formatNumber(latest?.inflight?.total.count ?? null, 0)}
+        testId="inflight-now"
+        explain="Read I/Os listed in pg_aios at the latest sample (any state), issued by any process."
+      />
+      <Figure
+        label="bytes now"
+        value={formatBytes(latest?.inflight?.total.bytes ?? null)}
+        testId="inflight-bytes-now"
+        explain="Sum of pg_aios.length over the reads in flight at the latest sample."
+      />
+      <Figure
+        label="worker backlog now"
+        value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
+        explain="SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL."
+      />
+    </>
+  );
+});
+
 export interface InflightPanelProps {
   frames: readonly LiveFrame[];
   domain: [number, number];
   bucketMs: number;
   target: TargetSummary | undefined;
+  /** For the per-sample strip, which redraws on every frame without re-rendering the panel. */
+  store: LiveStore;
 }
 
-export function InflightPanel({ frames, domain, bucketMs, target }: InflightPanelProps): ReactNode {
+export function InflightPanel({ frames, domain, bucketMs, target, store }: InflightPanelProps): ReactNode {
   const rows: BucketRow[] = useMemo(
     () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, reduce: reduceBucket, empty: EMPTY }),
     [frames, domain, bucketMs],
@@ -77,18 +112,7 @@ export function InflightPanel({ frames, domain, bucketMs, target }: InflightPane
       ) : (
         <>
           <div className="figures">
-            <Figure
-              label="now"
-              value={formatNumber(latest?.inflight?.total.count ?? null, 0)}
-              testId="inflight-now"
-              explain="Read I/Os listed in pg_aios at the latest sample (any state), issued by any process."
-            />
-            <Figure
-              label="bytes now"
-              value={formatBytes(latest?.inflight?.total.bytes ?? null)}
-              testId="inflight-bytes-now"
-              explain="Sum of pg_aios.length over the reads in flight at the latest sample."
-            />
+            <InflightNow store={store} />
             <Figure
               label="peak, 60 s"
               value={formatNumber(counted > 0 ? peak : null, 0)}
@@ -100,12 +124,19 @@ export function InflightPanel({ frames, domain, bucketMs, target }: InflightPane
               value={formatNumber(counted > 0 ? sum / counted : null, 1)}
               explain="Mean number of reads in flight per sample over the last 60 s."
             />
-            <Figure
-              label="worker backlog now"
-              value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
-              explain="SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL."
-            />
           </div>
+          <p className="chart-caption">
+            Every sample, last {STRIP_WINDOW_MS / 1000} s up to the newest ({rate} Hz, not averaged):
+          </p>
+          <LiveSampleStrip
+            store={store}
+            windowMs={STRIP_WINDOW_MS}
+            value={inflightReads}
+            yLabel="reads"
+            color="var(--series-1)"
+            ariaLabel={`reads in flight at every sample over the last ${STRIP_WINDOW_MS / 1000} seconds`}
+          />
+          <p className="chart-caption">Last 60 s, mean per {bucketMs} ms, by state:</p>
           <TimeSeriesChart
             ariaLabel="reads in flight by state over the last 60 seconds"
             rows={rows}

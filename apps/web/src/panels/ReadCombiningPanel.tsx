@@ -1,5 +1,5 @@
 import { useMemo, type ReactNode } from 'react';
-import { summarizeLiveWindow } from '@aioscope/core';
+import type { LiveWindowSummary } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { HistogramChart } from '../charts/HistogramChart.tsx';
 import { formatBytes, formatNumber } from '../format.ts';
@@ -15,11 +15,13 @@ const BATCHES_SHOWN = 5;
 
 export interface ReadCombiningPanelProps {
   frames: readonly LiveFrame[];
+  /** summarizeLiveWindow(frames), computed once for the page. */
+  summary: LiveWindowSummary;
   deltas: readonly IoStatDelta[];
   target: TargetSummary | undefined;
 }
 
-export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPanelProps): ReactNode {
+export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadCombiningPanelProps): ReactNode {
   const blockSize = target?.server?.blockSize ?? 8192;
   const combineBlocks = Math.round((target?.server?.ioCombineLimitBytes ?? 131072) / blockSize);
   const maxCombineBlocks = Math.round((target?.server?.ioMaxCombineLimitBytes ?? 131072) / blockSize);
@@ -35,7 +37,6 @@ export function ReadCombiningPanel({ frames, deltas, target }: ReadCombiningPane
   }, [frames, combineBlocks, maxCombineBlocks]);
   // The histogram is SVG (recharts): redrawn once a second, not at the page's render rate.
   const shownBins = useThrottledValue(bins, HISTOGRAM_REDRAW_MS);
-  const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
   const batches = deltas
     .filter((delta) => !delta.reset && delta.reads > 0)
     .slice(-BATCHES_SHOWN)

@@ -1,5 +1,5 @@
 import { useMemo, type ReactNode } from 'react';
-import { bucketize, summarizeLiveWindow, workerVerdict, type BucketRow } from '@aioscope/core';
+import { bucketize, workerVerdict, type BucketRow, type LiveWindowSummary } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { formatNumber, formatPercent } from '../format.ts';
@@ -84,12 +84,14 @@ function poolLimits(target: TargetSummary | undefined): ReferenceMark[] {
 
 export interface WorkerPanelProps {
   frames: readonly LiveFrame[];
+  /** summarizeLiveWindow(frames), computed once for the page. */
+  summary: LiveWindowSummary;
   domain: [number, number];
   bucketMs: number;
   target: TargetSummary | undefined;
 }
 
-export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelProps): ReactNode {
+export function WorkerPanel({ frames, summary, domain, bucketMs, target }: WorkerPanelProps): ReactNode {
   const rows: BucketRow[] = useMemo(
     () =>
       bucketize(frames, {
@@ -101,7 +103,6 @@ export function WorkerPanel({ frames, domain, bucketMs, target }: WorkerPanelPro
       }),
     [frames, domain, bucketMs],
   );
-  const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
   const strips = useMemo(() => workerStrips(frames, domain), [frames, domain]);
   const verdict = useMemo(
     () => workerVerdict(frames, target?.server?.ioMethod ?? null),
