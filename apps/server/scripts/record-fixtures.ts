@@ -8,6 +8,7 @@ import {
   FAST_TICK_SQL,
   FAST_TICK_WITHOUT_AIOS_SQL,
   IO_SETTING_NAMES,
+  PROCESS_DETAILS_SQL,
   SERVER_INFO_SQL,
   SETTINGS_SQL,
   STAT_IO_SQL_18,
@@ -33,7 +34,13 @@ try {
     info: (await sampler.query(SERVER_INFO_SQL)).rows[0],
     settings: (await sampler.query(SETTINGS_SQL, [IO_SETTING_NAMES])).rows,
   });
-  const idle = (await sampler.query(FAST_TICK_SQL)).rows[0];
+  // Each tick with the PROCESS_DETAILS_SQL rows of its pids, read right after it (as the sampler does).
+  const tick = async (): Promise<{ aios: unknown[]; procs: unknown[][]; details: unknown[] }> => {
+    const row = (await sampler.query(FAST_TICK_SQL)).rows[0] as { aios: unknown[]; procs: unknown[][] };
+    const pids = row.procs.map((process) => process[0]);
+    return { ...row, details: (await sampler.query(PROCESS_DETAILS_SQL, [pids])).rows };
+  };
+  const idle = await tick();
   const statBefore = (await sampler.query(STAT_IO_SQL_18)).rows;
 
   await makeDemoTableCold(setup, table);
@@ -43,7 +50,7 @@ try {
   });
   const duringScan: unknown[] = [];
   while (!done) {
-    const row = (await sampler.query(FAST_TICK_SQL)).rows[0] as { aios: unknown[] };
+    const row = await tick();
     // Keep consecutive samples (identity tracking needs neighbours), up to 40.
     if (duringScan.length < 40 && (row.aios.length > 0 || duringScan.length > 0)) duringScan.push(row);
   }

@@ -14,26 +14,35 @@ export interface AioRow {
   targetDesc: string | null;
 }
 
-export interface ProcessRow {
+/** One process as the fast tick reads it (see FAST_TICK_SQL): what a frame and the scan map need. */
+export interface ProcessSample {
   pid: number;
   backendType: string;
   waitEventType: string | null;
   waitEvent: string | null;
+  /** Server clock, epoch ms. */
+  queryStart: number | null;
+}
+
+/** What PROCESS_DETAILS_SQL adds for the processes table, read at 2 Hz. */
+export interface ProcessDetails {
+  pid: number;
   databaseOid: number | null;
   database: string | null;
   user: string | null;
   state: string | null;
-  /** Server clock, epoch ms. */
-  queryStart: number | null;
   queryPreview: string | null;
 }
+
+/** A process with its details, when they were read (null fields until then). */
+export type ProcessRow = ProcessSample & Omit<ProcessDetails, 'pid'>;
 
 export interface FastTickSample {
   /** Server clock, epoch ms. */
   t: number;
   /** null when pg_aios was not read (not available or not permitted). */
   aios: AioRow[] | null;
-  processes: ProcessRow[];
+  processes: ProcessSample[];
 }
 
 export interface FastTickQueryRow {
@@ -85,8 +94,8 @@ export function parseAioRow(raw: unknown): AioRow | null {
   };
 }
 
-/** Parses one `[pid, backend_type, wait_event_type, wait_event, datid, datname, usename, state, query_start, query]`. */
-export function parseProcessRow(raw: unknown): ProcessRow | null {
+/** Parses one `[pid, backend_type, wait_event_type, wait_event, query_start]`. */
+export function parseProcessSample(raw: unknown): ProcessSample | null {
   if (!Array.isArray(raw)) return null;
   const pid = asNumber(raw[0]);
   const backendType = asString(raw[1]);
@@ -96,13 +105,49 @@ export function parseProcessRow(raw: unknown): ProcessRow | null {
     backendType,
     waitEventType: asString(raw[2]),
     waitEvent: asString(raw[3]),
-    databaseOid: asNumber(raw[4]),
-    database: asString(raw[5]),
-    user: asString(raw[6]),
-    state: asString(raw[7]),
-    queryStart: asNumber(raw[8]),
-    queryPreview: asString(raw[9]),
+    queryStart: asNumber(raw[4]),
   };
+}
+
+/** One row of PROCESS_DETAILS_SQL. */
+export interface ProcessDetailsQueryRow {
+  pid: unknown;
+  datid: unknown;
+  datname: unknown;
+  usename: unknown;
+  state: unknown;
+  query: unknown;
+}
+
+export function parseProcessDetails(row: ProcessDetailsQueryRow): ProcessDetails | null {
+  const pid = asNumber(row.pid);
+  if (pid === null) return null;
+  return {
+    pid,
+    databaseOid: asNumber(row.datid),
+    database: asString(row.datname),
+    user: asString(row.usename),
+    state: asString(row.state),
+    queryPreview: asString(row.query),
+  };
+}
+
+/** The tick's processes with the details last read for them (null fields for a pid not yet read). */
+export function withDetails(
+  processes: readonly ProcessSample[],
+  detailsByPid: ReadonlyMap<number, ProcessDetails>,
+): ProcessRow[] {
+  return processes.map((process) => {
+    const details = detailsByPid.get(process.pid);
+    return {
+      ...process,
+      databaseOid: details?.databaseOid ?? null,
+      database: details?.database ?? null,
+      user: details?.user ?? null,
+      state: details?.state ?? null,
+      queryPreview: details?.queryPreview ?? null,
+    };
+  });
 }
 
 function parseList<T>(raw: unknown, parse: (item: unknown) => T | null): T[] {
@@ -121,7 +166,7 @@ export function parseFastTickRow(row: FastTickQueryRow): FastTickSample {
   return {
     t,
     aios: row.aios === null || row.aios === undefined ? null : parseList(row.aios, parseAioRow),
-    processes: parseList(row.procs, parseProcessRow),
+    processes: parseList(row.procs, parseProcessSample),
   };
 }
 

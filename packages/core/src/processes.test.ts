@@ -1,9 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { buildLiveFrame, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
+import {
+  buildLiveFrame,
+  parseFastTickRow,
+  parseProcessDetails,
+  withDetails,
+  type FastTickQueryRow,
+  type ProcessDetails,
+  type ProcessDetailsQueryRow,
+} from './fastTick.ts';
 import { buildProcessViews } from './processes.ts';
 import { loadFixture } from './testFixtures.ts';
 
-const fixture = loadFixture<{ duringScan: FastTickQueryRow[] }>('pg18-fast-tick.json');
+type RecordedTick = FastTickQueryRow & { details: ProcessDetailsQueryRow[] };
+const fixture = loadFixture<{ duringScan: RecordedTick[] }>('pg18-fast-tick.json');
+
+function detailsOf(row: RecordedTick): Map<number, ProcessDetails> {
+  const parsed = row.details.map(parseProcessDetails).filter((details) => details !== null);
+  return new Map(parsed.map((details) => [details.pid, details]));
+}
 const settings = { effectiveIoConcurrency: 16, maintenanceIoConcurrency: 16, ioMaxConcurrency: 64 };
 
 describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
@@ -11,7 +25,11 @@ describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
     const row = fixture.duringScan.find((r) => Array.isArray(r.aios) && (r.aios as unknown[]).length > 0);
     const sample = parseFastTickRow(row as FastTickQueryRow);
     const { frame } = buildLiveFrame(sample, { previousIoKeys: new Set(), sampleMs: 1, skippedTicks: 0 });
-    const views = buildProcessViews(sample.processes, frame.byProcess, settings);
+    const views = buildProcessViews(
+      withDetails(sample.processes, detailsOf(row as RecordedTick)),
+      frame.byProcess,
+      settings,
+    );
     const backend = views.find((v) => v.backendType === 'client backend');
     expect(backend?.readsInFlight).toBeGreaterThan(0);
     expect(backend?.limit).toEqual({ name: 'effective_io_concurrency', value: 16 });
@@ -19,6 +37,18 @@ describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
     expect(backend?.activity).toBe('SELECT');
     expect(views.filter((v) => v.backendType === 'io worker')).toHaveLength(3);
     expect(views[0]?.readsInFlight).toBe(Math.max(...views.map((v) => v.readsInFlight)));
+  });
+
+  it('shows a process read before its details as unknown, not as another process', () => {
+    const row = fixture.duringScan.find((r) => Array.isArray(r.aios) && (r.aios as unknown[]).length > 0);
+    const sample = parseFastTickRow(row as FastTickQueryRow);
+    const { frame } = buildLiveFrame(sample, { previousIoKeys: new Set(), sampleMs: 1, skippedTicks: 0 });
+    const views = buildProcessViews(withDetails(sample.processes, new Map()), frame.byProcess, settings);
+    const backend = views.find((v) => v.backendType === 'client backend');
+    expect(backend?.readsInFlight).toBeGreaterThan(0);
+    expect(backend?.queryPreview).toBeNull();
+    expect(backend?.database).toBeNull();
+    expect(backend?.queryStart).toBe(sample.processes.find((p) => p.pid === backend?.pid)?.queryStart);
   });
 
   it('uses maintenance_io_concurrency for VACUUM', () => {

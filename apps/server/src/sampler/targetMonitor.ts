@@ -22,11 +22,17 @@ import {
   diffIoCounters,
   parseCapabilities,
   parseFastTickRow,
+  parseProcessDetails,
   parseServerInfo,
   parseStatIoRows,
   statIoSql,
   unsupportedVersionMessage,
+  withDetails,
+  PROCESS_DETAILS_SQL,
   type FastTickQueryRow,
+  type FastTickSample,
+  type ProcessDetails,
+  type ProcessDetailsQueryRow,
   type IoCounters,
   type ServerInfoQueryRow,
   type SettingQueryRow,
@@ -63,6 +69,11 @@ export const SETTINGS_REFRESH_MS = 30_000;
 export const DEGRADED_REFRESH_MS = 5_000;
 /** The processes table is sent at most this often: query texts need not travel at 20-100 Hz. */
 export const PROCESSES_INTERVAL_MS = 500;
+/**
+ * Process details (names, query text) are read with the processes table, and sooner when a pid
+ * appears or starts a new statement (so the scan map names what it runs), but at most this often.
+ */
+export const PROCESS_DETAILS_MIN_INTERVAL_MS = 100;
 const FAST_STATEMENT_TIMEOUT_MS = 1_000;
 const STAT_STATEMENT_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -149,6 +160,9 @@ export class TargetMonitor {
   private readonly scanTracker = new ScanTracker();
   private readonly resolver: RelationResolver;
   private latestProcesses: ProcessView[] = [];
+  /** Details by pid, with the query_start they were read at; only the pids of the last read. */
+  private detailsByPid = new Map<number, ProcessDetails & { readAtQueryStart: number | null }>();
+  private detailsReadAt = -Infinity;
   private processesSentAt = -Infinity;
   private scansSentAt = -Infinity;
   private server: ServerInfo | null = null;
@@ -351,13 +365,20 @@ export class TargetMonitor {
       const row = result.rows[0];
       if (row === undefined) return;
       const sample = parseFastTickRow(row);
+      const processesDue = sample.t - this.processesSentAt >= PROCESSES_INTERVAL_MS;
+      if (this.detailsStale(sample, processesDue)) await this.readProcessDetails(client, sample);
       const { frame, ioKeys } = buildLiveFrame(sample, {
         previousIoKeys: this.previousIoKeys,
         sampleMs,
         skippedTicks: this.skippedSinceFrame,
       });
       this.previousIoKeys = ioKeys;
-      const activityByPid = new Map(sample.processes.map((p) => [p.pid, activityOf(p.backendType, p.queryPreview)]));
+      const activityByPid = new Map(
+        sample.processes.map((p) => [
+          p.pid,
+          activityOf(p.backendType, this.detailsByPid.get(p.pid)?.queryPreview ?? null),
+        ]),
+      );
       if (sample.aios !== null) {
         const scans = this.scanTracker.update({
           t: sample.t,
@@ -374,8 +395,12 @@ export class TargetMonitor {
         }
       }
       // Built only when due (2 Hz), not on every 20-100 Hz tick: nothing else reads it in between.
-      if (sample.t - this.processesSentAt >= PROCESSES_INTERVAL_MS) {
-        this.latestProcesses = buildProcessViews(sample.processes, frame.byProcess, this.concurrencySettings());
+      if (processesDue) {
+        this.latestProcesses = buildProcessViews(
+          withDetails(sample.processes, this.detailsByPid),
+          frame.byProcess,
+          this.concurrencySettings(),
+        );
         this.processesSentAt = sample.t;
         for (const listener of this.processListeners) listener({ t: sample.t, processes: this.latestProcesses });
       }
@@ -394,10 +419,54 @@ export class TargetMonitor {
         this.server = null;
         this.capabilities = null;
         this.previousIoKeys = new Set();
+        this.detailsByPid = new Map();
         await this.fastSession.discard();
       }
       this.failed(error);
     }
+  }
+
+  /** Whether the tick's processes need their details (re-)read before the frame is built. */
+  private detailsStale(sample: FastTickSample, processesDue: boolean): boolean {
+    if (sample.processes.length === 0) return false;
+    if (processesDue) return true;
+    if (sample.t - this.detailsReadAt < PROCESS_DETAILS_MIN_INTERVAL_MS) return false;
+    return sample.processes.some((process) => {
+      const known = this.detailsByPid.get(process.pid);
+      return known === undefined || known.readAtQueryStart !== process.queryStart;
+    });
+  }
+
+  private async readProcessDetails(client: pg.Client, sample: FastTickSample): Promise<void> {
+    const pids = sample.processes.map((process) => process.pid);
+    const result = await client.query<ProcessDetailsQueryRow>({
+      name: 'aioscope_process_details',
+      text: PROCESS_DETAILS_SQL,
+      values: [pids],
+    });
+    const queryStartByPid = new Map(sample.processes.map((process) => [process.pid, process.queryStart]));
+    const next = new Map<number, ProcessDetails & { readAtQueryStart: number | null }>();
+    for (const row of result.rows) {
+      const details = parseProcessDetails(row);
+      if (details !== null)
+        next.set(details.pid, { ...details, readAtQueryStart: queryStartByPid.get(details.pid) ?? null });
+    }
+    // A pid that ended between the two queries has no row: remember it as read, with no details.
+    for (const pid of pids) {
+      if (!next.has(pid)) {
+        next.set(pid, {
+          pid,
+          databaseOid: null,
+          database: null,
+          user: null,
+          state: null,
+          queryPreview: null,
+          readAtQueryStart: queryStartByPid.get(pid) ?? null,
+        });
+      }
+    }
+    this.detailsByPid = next;
+    this.detailsReadAt = sample.t;
   }
 
   private concurrencySettings(): {
