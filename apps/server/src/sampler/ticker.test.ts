@@ -30,6 +30,29 @@ describe('startTicker', () => {
     expect(skipped).toBeGreaterThanOrEqual(runs * 2 - 2);
   });
 
+  it('runs a tick that is less than half an interval late instead of skipping its slot', async () => {
+    let runs = 0;
+    let skipped = 0;
+    let late = 0;
+    const ticker = startTicker({
+      intervalMs: 40,
+      // Every other tick overruns its slot by 10 ms (a quarter of the interval).
+      run: () => sleep(runs++ % 2 === 0 ? 50 : 1),
+      onSkipped: (count) => {
+        skipped += count;
+      },
+      onLate: () => {
+        late += 1;
+      },
+    });
+    await sleep(650);
+    ticker.stop();
+    expect(late).toBeGreaterThanOrEqual(3);
+    // Skipping on every overrun would have lost one slot per slow tick (about 8 here).
+    expect(skipped).toBeLessThanOrEqual(1);
+    expect(runs).toBeGreaterThanOrEqual(12);
+  });
+
   it('keeps running after a tick throws and reports the error', async () => {
     const errors: unknown[] = [];
     let runs = 0;
