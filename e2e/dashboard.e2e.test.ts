@@ -55,6 +55,16 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     expect(perRead).toBeLessThanOrEqual(128 * 1024);
     expect(await dashboard.workerBusyFraction()).toBeGreaterThan(0);
     expect(await dashboard.connectionState()).toBe('live');
+    // The strip follows frames between chart buckets: 10 s of 20 Hz samples, and it moves on.
+    await dashboard.waitUntil(
+      '5 s of samples in the strip',
+      async () => (await dashboard.sampleStrip()).samples >= 100,
+      15_000,
+    );
+    const strip = await dashboard.sampleStrip();
+    expect(strip.samples).toBeLessThanOrEqual(202);
+    await dashboard.page.waitForTimeout(300);
+    expect((await dashboard.sampleStrip()).newestT).toBeGreaterThan(strip.newestT);
 
     await dashboard.screenshotWholePage(path.join(ARTIFACTS, 'dashboard-dark.png'));
     await dashboard.toggleTheme();

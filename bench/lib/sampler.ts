@@ -106,7 +106,8 @@ export async function runSampler(options: BenchOptions, parent: Cleanups): Promi
             const before = cpuBefore.get(backend.pid) ?? null;
             const after = processCpuSeconds(backend.pid);
             const cpuPercent = before === null || after === null ? NaN : (100 * (after - before)) / seconds;
-            const role = /pg_aios/.test(backend.query)
+            // The fast session also reads process details (2 Hz): its last query may be either.
+            const role = /pg_aios|pg_stat_get_activity|left\(query/.test(backend.query)
               ? 'fast tick'
               : /pg_stat_io/.test(backend.query)
                 ? 'stat tick'

@@ -27,6 +27,15 @@ export class DashboardPage {
     return parseFigure(await locator.innerText());
   }
 
+  /** The per-sample strip's newest drawn frame time and its number of samples (data attributes). */
+  async sampleStrip(): Promise<{ newestT: number; samples: number }> {
+    const strip = this.page.getByTestId('sample-strip');
+    return {
+      newestT: Number(await strip.getAttribute('data-newest-t')),
+      samples: Number(await strip.getAttribute('data-samples')),
+    };
+  }
+
   inflightPeak(): Promise<number | null> {
     return this.figure('inflight-peak');
   }
@@ -112,7 +121,7 @@ export class DashboardPage {
    */
   async screenshotWholePage(file: string): Promise<void> {
     const viewport = this.page.viewportSize();
-    const height = await this.page.evaluate(() => document.documentElement.scrollHeight);
+    const height = Number(await this.page.evaluate('document.documentElement.scrollHeight'));
     if (viewport !== null) await this.page.setViewportSize({ width: viewport.width, height });
     await this.page.waitForTimeout(1_200);
     await this.page.screenshot({ path: file, fullPage: true });

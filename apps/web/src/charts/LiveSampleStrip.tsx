@@ -51,7 +51,7 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
   return (
     <div className="chart" ref={wrapper}>
       <div className="chart-canvases" style={{ height: HEIGHT }}>
-        <canvas ref={canvas} role="img" aria-label={ariaLabel} />
+        <canvas ref={canvas} role="img" aria-label={ariaLabel} data-testid="sample-strip" />
       </div>
     </div>
   );
@@ -128,4 +128,7 @@ function drawStrip(
   if (previous !== null) context.lineTo(plot.left + plot.width, previous.py);
   context.stroke();
   context.lineWidth = 1;
+  // What was drawn, for tests and anyone inspecting the page (a canvas has no DOM to read).
+  element.dataset.newestT = String(newest.t);
+  element.dataset.samples = String(frames.length - first);
 }
