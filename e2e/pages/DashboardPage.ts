@@ -61,7 +61,9 @@ export class DashboardPage {
     const row = this.page.locator('[data-testid^="process-row-"]', { hasText: 'client backend' }).first();
     await row.waitFor();
     const testId = (await row.getAttribute('data-testid')) ?? '';
-    await row.click();
+    // Click that pid's row, not "the first client backend" again: the table re-sorts twice a
+    // second (busiest first), and a re-resolved locator may land on another process.
+    await this.page.getByTestId(testId).click();
     return Number(testId.replace('process-row-', ''));
   }
 

@@ -68,7 +68,14 @@ export function App(): ReactNode {
         ) : null}
         <Banner target={target} />
         <main className="panels" id="live">
-          <InflightPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} store={store} />
+          <InflightPanel
+            frames={frames}
+            domain={domain}
+            bucketMs={bucketMs}
+            target={target}
+            store={store}
+            stale={store.isStale(browserNow)}
+          />
           <BytesPerReadPanel frames={frames} summary={summary} deltas={deltas} domain={domain} target={target} />
           <WorkerPanel frames={frames} summary={summary} domain={domain} bucketMs={bucketMs} target={target} />
         </main>

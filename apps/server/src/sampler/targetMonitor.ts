@@ -74,6 +74,8 @@ export const PROCESSES_INTERVAL_MS = 500;
  * appears or starts a new statement (so the scan map names what it runs), but at most this often.
  */
 export const PROCESS_DETAILS_MIN_INTERVAL_MS = 100;
+/** Details of a pid missing from the ticks are kept this long: a scan between two reads keeps its label. */
+export const PROCESS_DETAILS_KEEP_MS = 5_000;
 const FAST_STATEMENT_TIMEOUT_MS = 1_000;
 const STAT_STATEMENT_TIMEOUT_MS = 5_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -84,6 +86,9 @@ export interface TargetMonitorOptions {
   sampleRateHz: number;
   demoWorkload: boolean;
 }
+
+/** Process details as read, with the statement they were read for and when the pid was last in a tick. */
+type KnownProcess = ProcessDetails & { readAtQueryStart: number | null; seenAt: number };
 
 type Listener<T> = (value: T) => void;
 
@@ -160,8 +165,8 @@ export class TargetMonitor {
   private readonly scanTracker = new ScanTracker();
   private readonly resolver: RelationResolver;
   private latestProcesses: ProcessView[] = [];
-  /** Details by pid, with the query_start they were read at; only the pids of the last read. */
-  private detailsByPid = new Map<number, ProcessDetails & { readAtQueryStart: number | null }>();
+  /** Details by pid, with the query_start they were read at and when the pid was last in a tick. */
+  private detailsByPid = new Map<number, KnownProcess>();
   private detailsReadAt = -Infinity;
   private processesSentAt = -Infinity;
   private scansSentAt = -Infinity;
@@ -367,17 +372,19 @@ export class TargetMonitor {
       const sample = parseFastTickRow(row);
       const processesDue = sample.t - this.processesSentAt >= PROCESSES_INTERVAL_MS;
       if (this.detailsStale(sample, processesDue)) await this.readProcessDetails(client, sample);
+      this.noteProcessesSeen(sample);
       const { frame, ioKeys } = buildLiveFrame(sample, {
         previousIoKeys: this.previousIoKeys,
         sampleMs,
         skippedTicks: this.skippedSinceFrame,
       });
       this.previousIoKeys = ioKeys;
+      // Only pids whose details were read: the scan tracker keeps its last label for the others.
       const activityByPid = new Map(
-        sample.processes.map((p) => [
-          p.pid,
-          activityOf(p.backendType, this.detailsByPid.get(p.pid)?.queryPreview ?? null),
-        ]),
+        sample.processes.flatMap((p) => {
+          const details = this.detailsByPid.get(p.pid);
+          return details === undefined ? [] : [[p.pid, activityOf(p.backendType, details.queryPreview)] as const];
+        }),
       );
       if (sample.aios !== null) {
         const scans = this.scanTracker.update({
@@ -420,6 +427,10 @@ export class TargetMonitor {
         this.capabilities = null;
         this.previousIoKeys = new Set();
         this.detailsByPid = new Map();
+        // The server that answers next may have another clock (restart, failover): due at once.
+        this.detailsReadAt = -Infinity;
+        this.processesSentAt = -Infinity;
+        this.scansSentAt = -Infinity;
         await this.fastSession.discard();
       }
       this.failed(error);
@@ -437,36 +448,55 @@ export class TargetMonitor {
     });
   }
 
+  /**
+   * Reads the tick's pids' details. A failure that is not the connection's (a statement timeout
+   * on a busy server) keeps the previous details: they only label, the frame must not be lost.
+   */
   private async readProcessDetails(client: pg.Client, sample: FastTickSample): Promise<void> {
     const pids = sample.processes.map((process) => process.pid);
-    const result = await client.query<ProcessDetailsQueryRow>({
-      name: 'aioscope_process_details',
-      text: PROCESS_DETAILS_SQL,
-      values: [pids],
-    });
+    let rows: ProcessDetailsQueryRow[];
+    try {
+      const result = await client.query<ProcessDetailsQueryRow>({
+        name: 'aioscope_process_details',
+        text: PROCESS_DETAILS_SQL,
+        values: [pids],
+      });
+      rows = result.rows;
+    } catch (error) {
+      if (isConnectionLevelError(error)) throw error;
+      this.detailsReadAt = sample.t;
+      return;
+    }
     const queryStartByPid = new Map(sample.processes.map((process) => [process.pid, process.queryStart]));
-    const next = new Map<number, ProcessDetails & { readAtQueryStart: number | null }>();
-    for (const row of result.rows) {
+    const read = new Map<number, ProcessDetails>();
+    for (const row of rows) {
       const details = parseProcessDetails(row);
-      if (details !== null)
-        next.set(details.pid, { ...details, readAtQueryStart: queryStartByPid.get(details.pid) ?? null });
+      if (details !== null) read.set(details.pid, details);
     }
-    // A pid that ended between the two queries has no row: remember it as read, with no details.
     for (const pid of pids) {
-      if (!next.has(pid)) {
-        next.set(pid, {
-          pid,
-          databaseOid: null,
-          database: null,
-          user: null,
-          state: null,
-          queryPreview: null,
-          readAtQueryStart: queryStartByPid.get(pid) ?? null,
-        });
-      }
+      // A pid that ended between the two queries has no row: remember it as read, with no details.
+      const details = read.get(pid) ?? {
+        pid,
+        databaseOid: null,
+        database: null,
+        user: null,
+        state: null,
+        queryPreview: null,
+      };
+      this.detailsByPid.set(pid, { ...details, readAtQueryStart: queryStartByPid.get(pid) ?? null, seenAt: sample.t });
     }
-    this.detailsByPid = next;
     this.detailsReadAt = sample.t;
+  }
+
+  /** Marks the tick's pids as seen and forgets details of pids absent for PROCESS_DETAILS_KEEP_MS. */
+  private noteProcessesSeen(sample: FastTickSample): void {
+    for (const process of sample.processes) {
+      const known = this.detailsByPid.get(process.pid);
+      if (known !== undefined) known.seenAt = sample.t;
+    }
+    for (const [pid, known] of this.detailsByPid) {
+      if (sample.t - known.seenAt > PROCESS_DETAILS_KEEP_MS) this.detailsByPid.delete(pid);
+    }
   }
 
   private concurrencySettings(): {

@@ -9,11 +9,14 @@ import { useChartBox } from './useChartBox.ts';
 const HEIGHT = 56;
 const MARGIN = { left: 64, right: 12, top: 6, bottom: 6 };
 const FONT = '11px system-ui, sans-serif';
+const IDLE_REDRAW_MS = 1_000;
 
 export interface LiveSampleStripProps {
   store: LiveStore;
-  /** Seconds of samples shown, newest at the right edge. */
+  /** Milliseconds of samples shown; the right edge is the server's "now". */
   windowMs: number;
+  /** The sampler's interval: a sample holds this long; a longer silence is drawn as a gap. */
+  sampleIntervalMs: number;
   /** The value drawn for one frame; null draws a gap (no pg_aios sample). */
   value: (frame: LiveFrame) => number | null;
   yLabel: string;
@@ -28,7 +31,7 @@ export interface LiveSampleStripProps {
  * sample rate, the 60 s charts follow their buckets.
  */
 export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleStripProps): ReactNode {
-  const { store, windowMs, value, yLabel, color, ariaLabel } = props;
+  const { store, windowMs, sampleIntervalMs, value, yLabel, color, ariaLabel } = props;
   const theme = useTheme();
   const wrapper = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
@@ -38,15 +41,24 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
     const element = canvas.current;
     if (element === null || width === 0 || !visible) return undefined;
     const throttle = animationThrottle(() =>
-      drawStrip(element, width, store.frames, { windowMs, value, yLabel, color }),
+      drawStrip(element, width, store.frames, store.serverNow(Date.now()), {
+        windowMs,
+        sampleIntervalMs,
+        value,
+        yLabel,
+        color,
+      }),
     );
     throttle.schedule();
     const unsubscribe = store.subscribe(throttle.schedule);
+    // Without frames (server down) the strip still moves on once a second and shows the gap.
+    const idle = window.setInterval(throttle.schedule, IDLE_REDRAW_MS);
     return () => {
       unsubscribe();
+      window.clearInterval(idle);
       throttle.cancel();
     };
-  }, [store, width, visible, windowMs, value, yLabel, color, theme]);
+  }, [store, width, visible, windowMs, sampleIntervalMs, value, yLabel, color, theme]);
 
   return (
     <div className="chart" ref={wrapper}>
@@ -61,12 +73,15 @@ function drawStrip(
   element: HTMLCanvasElement,
   width: number,
   frames: readonly LiveFrame[],
-  options: Pick<LiveSampleStripProps, 'windowMs' | 'value' | 'yLabel' | 'color'>,
+  serverNow: number,
+  options: Pick<LiveSampleStripProps, 'windowMs' | 'sampleIntervalMs' | 'value' | 'yLabel' | 'color'>,
 ): void {
   const context = prepareCanvas(element, width, HEIGHT);
   const newest = frames[frames.length - 1];
   if (context === null || newest === undefined) return;
-  const fromT = newest.t - options.windowMs;
+  // The right edge is the server's "now" (estimated), so frames that stop leave a visible gap.
+  const toT = Math.max(newest.t, serverNow);
+  const fromT = toT - options.windowMs;
   let first = frames.length - 1;
   let max = 0;
   while (first > 0 && (frames[first - 1] as LiveFrame).t >= fromT) first--;
@@ -107,8 +122,15 @@ function drawStrip(
   context.strokeStyle = stroke;
   context.fillStyle = stroke;
   context.lineWidth = 1.5;
+  context.save();
   context.beginPath();
-  let previous: { px: number; py: number } | null = null;
+  context.rect(plot.left, 0, plot.width, HEIGHT);
+  context.clip();
+  context.beginPath();
+  const holdPx = (options.sampleIntervalMs / options.windowMs) * plot.width;
+  // Missing samples (a restart, skipped ticks in a row) break the line instead of holding a value.
+  const gapMs = 2.5 * options.sampleIntervalMs;
+  let previous: { t: number; px: number; py: number } | null = null;
   for (let i = first; i < frames.length; i++) {
     const frame = frames[i] as LiveFrame;
     const v = options.value(frame);
@@ -118,15 +140,21 @@ function drawStrip(
     }
     const px = x(frame.t);
     const py = y(v);
+    if (previous !== null && frame.t - previous.t > gapMs) {
+      context.lineTo(previous.px + holdPx, previous.py);
+      previous = null;
+    }
     if (previous === null) context.moveTo(px, py);
     else {
       context.lineTo(px, previous.py);
       context.lineTo(px, py);
     }
-    previous = { px, py };
+    previous = { t: frame.t, px, py };
   }
-  if (previous !== null) context.lineTo(plot.left + plot.width, previous.py);
+  // The newest sample holds until the next one was due, not up to "now" across missing samples.
+  if (previous !== null) context.lineTo(Math.min(plot.left + plot.width, previous.px + holdPx), previous.py);
   context.stroke();
+  context.restore();
   context.lineWidth = 1;
   // What was drawn, for tests and anyone inspecting the page (a canvas has no DOM to read).
   element.dataset.newestT = String(newest.t);

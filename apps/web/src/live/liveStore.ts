@@ -6,6 +6,8 @@ export const WINDOW_MS = 60_000;
 /** Frames kept in the browser: the window at the highest sample rate (100 Hz). */
 export const MAX_CLIENT_FRAMES = 6_000;
 export const MAX_CLIENT_DELTAS = 120;
+/** A target whose newest frame is older than this is stale: "now" figures stop claiming to be now. */
+export const STALE_AFTER_MS = 2_000;
 
 export type SocketState = 'connecting' | 'connected' | 'disconnected';
 /** What a change brought: a sample frame (the common, 20-100 Hz case) or anything else. */
@@ -85,6 +87,12 @@ export class LiveStore {
     this.socketState = state;
     this.socketError = error;
     this.changed();
+  }
+
+  /** Whether the newest frame is too old (or the target not live) for figures to call it "now". */
+  isStale(browserNow: number): boolean {
+    if (this.lastReceivedAt === null || browserNow - this.lastReceivedAt > STALE_AFTER_MS) return true;
+    return this.status !== null && this.status.state !== 'live';
   }
 
   /** The server's "now", estimated from the browser clock and the offset seen at the last frame. */

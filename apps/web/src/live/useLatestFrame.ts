@@ -12,9 +12,8 @@ export function useLatestFrame(store: LiveStore): LiveFrame | undefined {
   const subscribe = useCallback(
     (notify: () => void) => {
       const throttle = animationThrottle(notify);
-      const unsubscribe = store.subscribe((change) => {
-        if (change === 'frame') throttle.schedule();
-      });
+      // Every change, not only frames: a snapshot after a reconnect replaces the newest frame.
+      const unsubscribe = store.subscribe(throttle.schedule);
       return () => {
         unsubscribe();
         throttle.cancel();

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { formatAge } from '../format.ts';
-import type { LiveStore } from '../live/liveStore.ts';
+import { STALE_AFTER_MS, type LiveStore } from '../live/liveStore.ts';
 
 /** Settings shown in the header, in the order a DBA reads them. */
 const HEADER_SETTINGS = [
@@ -16,8 +16,6 @@ const HEADER_SETTINGS = [
   'shared_buffers',
   'track_io_timing',
 ];
-/** A live target whose newest frame is older than this is marked stale. */
-const STALE_AFTER_MS = 2_000;
 
 export interface HeaderProps {
   target: TargetSummary | undefined;

@@ -48,8 +48,10 @@ function reduceBucket(bucket: readonly LiveFrame[]): Record<string, number | nul
 }
 
 /** The newest sample's figures: they follow every frame (at most one render per animation frame). */
-const InflightNow = memo(function InflightNow({ store }: { store: LiveStore }): ReactNode {
-  const latest = useLatestFrame(store);
+const InflightNow = memo(function InflightNow({ store, stale }: { store: LiveStore; stale: boolean }): ReactNode {
+  const newest = useLatestFrame(store);
+  // Stale (no frame for 2 s, or the target is not live): the last sample is no longer "now".
+  const latest = stale ? undefined : newest;
   return (
     <>
       <Figure
@@ -80,9 +82,11 @@ export interface InflightPanelProps {
   target: TargetSummary | undefined;
   /** For the per-sample strip, which redraws on every frame without re-rendering the panel. */
   store: LiveStore;
+  /** The newest frame is too old to call "now" (see LiveStore.isStale). */
+  stale: boolean;
 }
 
-export function InflightPanel({ frames, domain, bucketMs, target, store }: InflightPanelProps): ReactNode {
+export function InflightPanel({ frames, domain, bucketMs, target, store, stale }: InflightPanelProps): ReactNode {
   const rows: BucketRow[] = useMemo(
     () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, reduce: reduceBucket, empty: EMPTY }),
     [frames, domain, bucketMs],
@@ -112,7 +116,7 @@ export function InflightPanel({ frames, domain, bucketMs, target, store }: Infli
       ) : (
         <>
           <div className="figures">
-            <InflightNow store={store} />
+            <InflightNow store={store} stale={stale} />
             <Figure
               label="peak, 60 s"
               value={formatNumber(counted > 0 ? peak : null, 0)}
@@ -126,11 +130,12 @@ export function InflightPanel({ frames, domain, bucketMs, target, store }: Infli
             />
           </div>
           <p className="chart-caption">
-            Every sample, last {STRIP_WINDOW_MS / 1000} s up to the newest ({rate} Hz, not averaged):
+            Every sample of the last {STRIP_WINDOW_MS / 1000} s ({rate} Hz, not averaged):
           </p>
           <LiveSampleStrip
             store={store}
             windowMs={STRIP_WINDOW_MS}
+            sampleIntervalMs={1000 / (rate || 20)}
             value={inflightReads}
             yLabel="reads"
             color="var(--series-1)"
