@@ -12,7 +12,7 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
-import { ColdScanner, SCAN_SQL, prepareTable, startBenchPostgres } from './postgres.ts';
+import { SCAN_SQL, openBenchCluster } from './postgres.ts';
 import { fmt, fmtSummary, median, summarize } from './stats.ts';
 
 /** 'none' twice: the second is an A/A control that shows the noise floor of the ratio. */
@@ -36,9 +36,7 @@ interface Trial {
  */
 export async function runObserver(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const server = await startBenchPostgres(cleanups);
-    const table = await prepareTable(server.connectionConfig, (relative) => server.resolveDataPath(relative));
-    const scanner = await ColdScanner.open(server.connectionConfig, table, cleanups);
+    const { server, table, scanner } = await openBenchCluster(cleanups);
     const definition: TargetDefinition = {
       id: 'embedded',
       name: 'bench',

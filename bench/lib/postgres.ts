@@ -49,6 +49,16 @@ export async function prepareTable(
   }
 }
 
+/** The bench cluster with its 512 MB table and a cold scanner: what the direct measurements start from. */
+export async function openBenchCluster(
+  cleanups: Cleanups,
+): Promise<{ server: EmbeddedPostgresServer; table: DemoTableInfo; scanner: ColdScanner }> {
+  const server = await startBenchPostgres(cleanups);
+  const table = await prepareTable(server.connectionConfig, (relative) => server.resolveDataPath(relative));
+  const scanner = await ColdScanner.open(server.connectionConfig, table, cleanups);
+  return { server, table, scanner };
+}
+
 /**
  * A control session (evicts the table) and a scanner session (one cold sequential scan, no
  * parallel workers), as the observer-effect measurement prescribes.

@@ -13,14 +13,7 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
-import {
-  BackgroundScans,
-  ColdScanner,
-  aioscopeBackends,
-  connectClient,
-  prepareTable,
-  startBenchPostgres,
-} from './postgres.ts';
+import { BackgroundScans, aioscopeBackends, connectClient, openBenchCluster } from './postgres.ts';
 import { SelfCpuMeter, processCpuSeconds } from './proc.ts';
 import { fmt, percentiles, summarize, type Percentiles } from './stats.ts';
 
@@ -59,9 +52,7 @@ interface Window {
  */
 export async function runSampler(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const server = await startBenchPostgres(cleanups);
-    const table = await prepareTable(server.connectionConfig, (relative) => server.resolveDataPath(relative));
-    const scanner = await ColdScanner.open(server.connectionConfig, table, cleanups);
+    const { server, scanner } = await openBenchCluster(cleanups);
     const scans = new BackgroundScans(scanner);
     scans.start();
     cleanups.add('background scans', () => scans.stop());

@@ -7,7 +7,7 @@ import type { TargetDefinition } from '../../apps/server/src/targets/target.ts';
 import { waitForFrame } from './aioscope.ts';
 import { log, sleep, using, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
 import { briefRanking, summarizeProfile, type CpuProfile, type ProfileNode } from './cpuProfile.ts';
-import { BackgroundScans, ColdScanner, prepareTable, startBenchPostgres } from './postgres.ts';
+import { BackgroundScans, openBenchCluster } from './postgres.ts';
 import { SelfCpuMeter } from './proc.ts';
 import { fmt } from './stats.ts';
 
@@ -31,9 +31,8 @@ function moduleOf(node: ProfileNode): string {
  */
 export async function runServerProfile(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const server = await startBenchPostgres(cleanups);
-    const table = await prepareTable(server.connectionConfig, (relative) => server.resolveDataPath(relative));
-    const scans = new BackgroundScans(await ColdScanner.open(server.connectionConfig, table, cleanups));
+    const { server, scanner } = await openBenchCluster(cleanups);
+    const scans = new BackgroundScans(scanner);
     scans.start();
     cleanups.add('background scans', () => scans.stop());
     const definition: TargetDefinition = {

@@ -4,19 +4,15 @@
  * over server time, never over the time the result happened to arrive.
  */
 
+import { AIO_WAIT_EVENTS } from '@aioscope/spec';
+
 export const QUERY_TAG = '/* aioscope */';
 
-/** Wait events worth reporting on the fast tick, beyond io workers themselves. */
-const AIO_WAITS_SQL_LIST = [
-  'AioIoCompletion',
-  'AioIoUringSubmit',
-  'AioIoUringExecution',
-  'DataFileRead',
-  'BufferIo',
-  'AioWorkerSubmissionQueue',
-  'AioUringCompletion',
-  'AioWorkerControl',
-]
+/**
+ * Wait events that bring a process into the fast tick, beyond io workers themselves (selected by
+ * backend_type, so their idle IoWorkerMain is not needed here).
+ */
+const AIO_WAITS_SQL_LIST = AIO_WAIT_EVENTS.filter((name) => name !== 'IoWorkerMain')
   .map((name) => `'${name}'`)
   .join(', ');
 
