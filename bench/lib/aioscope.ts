@@ -99,7 +99,7 @@ export async function waitForFrame(monitor: TargetMonitor, timeoutMs: number): P
   try {
     return await withTimeout(
       new Promise<LiveFrame>((resolve) => {
-        off = monitor.onFrame(resolve);
+        off = monitor.on('frame', resolve);
       }),
       timeoutMs,
       'first frame',

@@ -68,7 +68,7 @@ export async function runObserver(options: BenchOptions, parent: Cleanups): Prom
             await waitForFrame(started, 10_000); // connected and sampling before the scan starts
           }
           const skippedBefore = monitor?.currentStatus().skippedTicks ?? 0;
-          off = monitor?.onFrame((_frame: LiveFrame) => frames++);
+          off = monitor?.on('frame', (_frame: LiveFrame) => frames++);
           const scanMs = await scanner.scan();
           trials.push({
             round,

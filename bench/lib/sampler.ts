@@ -82,7 +82,7 @@ export async function runSampler(options: BenchOptions, parent: Cleanups): Promi
           const skippedBefore = monitor.currentStatus().skippedTicks;
           const frames: LiveFrame[] = [];
           const deliveredAt: number[] = [];
-          const off = monitor.onFrame((frame) => {
+          const off = monitor.on('frame', (frame) => {
             frames.push(frame);
             deliveredAt.push(performance.now());
           });

@@ -54,7 +54,7 @@ export async function runServerProfile(options: BenchOptions, parent: Cleanups):
     await session.post('Profiler.enable');
     await session.post('Profiler.setSamplingInterval', { interval: 500 });
     let frames = 0;
-    const off = monitor.onFrame(() => frames++);
+    const off = monitor.on('frame', () => frames++);
     const meter = new SelfCpuMeter();
     await session.post('Profiler.start');
     await sleep(seconds * 1000);

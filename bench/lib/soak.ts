@@ -40,7 +40,7 @@ export async function runSoak(options: BenchOptions, parent: Cleanups): Promise<
     const pool = await ViewerPool.start(cleanups);
     await pool.setViewers(app.url, 1);
     let frames = 0;
-    const off = app.monitor.onFrame(() => frames++);
+    const off = app.monitor.on('frame', () => frames++);
     cleanups.add('soak frame counter', off);
     const samples: SoakSample[] = [];
     const sample = (minute: number): SoakSample => {

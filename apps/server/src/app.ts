@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
-import { createLiveHub, type LiveHubOptions } from './live/liveHub.ts';
+import { liveHubPlugin, type LiveHubOptions } from './live/liveHub.ts';
 import { registerAccessControl } from './plugins/access.ts';
 import type { LabService } from './lab/labService.ts';
 import { registerLabRoutes } from './routes/lab.ts';
@@ -15,7 +17,6 @@ export interface AppOptions {
   monitors: ReadonlyMap<string, TargetMonitor>;
   /** Folder of the built web app (apps/web/dist); the page says how to build it when absent. */
   webRoot: string;
-  logLevel?: string;
   /** The scan lab, when this process offers one. */
   lab?: LabService;
   /** Required on every request and socket when set (listening beyond loopback). */
@@ -24,68 +25,79 @@ export interface AppOptions {
   live?: Pick<LiveHubOptions, 'maxJoinsPerWindow'>;
 }
 
+/** Fastify's own options for an aioscope instance, shared by the process and by tests. */
+export function fastifyOptions(logLevel: string | undefined): FastifyServerOptions {
+  return { logger: { level: logLevel ?? 'warn' }, bodyLimit: 64 * 1024 };
+}
+
+/**
+ * The HTTP + socket.io application: security headers, access, REST, the built page and the live
+ * hub. A plugin, so the process registers it after the resources it serves and tests build it
+ * alone (buildApp).
+ */
+export const aioscopeApp = fp<AppOptions>(
+  async (app, options) => {
+    await app.register(helmet, {
+      contentSecurityPolicy: {
+        directives: {
+          defaultSrc: ["'self'"],
+          connectSrc: ["'self'"],
+          imgSrc: ["'self'", 'data:'],
+          styleSrc: ["'self'", "'unsafe-inline'"],
+          scriptSrc: ["'self'"],
+        },
+      },
+    });
+    await app.register(cookie);
+    if (options.token !== undefined) registerAccessControl(app, options.token);
+
+    app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+      const status = error.statusCode ?? 500;
+      if (status >= 500) {
+        request.log.error({ err: error, url: request.url }, 'request failed');
+        return reply.code(500).send({ error: 'internal error' });
+      }
+      return reply.code(status).send({ error: error.message });
+    });
+
+    registerTargetRoutes(app, options.monitors);
+    if (options.lab !== undefined) registerLabRoutes(app, options.lab);
+    else app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
+
+    const indexHtml = path.join(options.webRoot, 'index.html');
+    if (existsSync(indexHtml)) {
+      await app.register(fastifyStatic, { root: options.webRoot, wildcard: false });
+      app.setNotFoundHandler((request, reply) => {
+        if (request.url.startsWith('/api/') || request.url.startsWith('/socket.io')) {
+          return reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` });
+        }
+        return reply.sendFile('index.html');
+      });
+    } else {
+      app.get('/', (_request, reply) =>
+        reply.type('text/plain').send('The web app is not built: run `npm run build` (npm start does it for you).'),
+      );
+    }
+
+    await app.register(liveHubPlugin, {
+      monitors: options.monitors,
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.live ?? {}),
+    });
+  },
+  { name: 'aioscope-app' },
+);
+
 export interface BuiltApp {
   app: FastifyInstance;
   io: SocketServer;
 }
 
-/** The HTTP + socket.io application, without process concerns, so tests can build and inject it. */
-export async function buildApp(options: AppOptions): Promise<BuiltApp> {
-  const app = Fastify({
-    logger: { level: options.logLevel ?? 'warn' },
-    bodyLimit: 64 * 1024,
-  });
-
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        scriptSrc: ["'self'"],
-      },
-    },
-  });
-
-  if (options.token !== undefined) registerAccessControl(app, options.token);
-
-  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-    const status = error.statusCode ?? 500;
-    if (status >= 500) {
-      request.log.error({ err: error, url: request.url }, 'request failed');
-      return reply.code(500).send({ error: 'internal error' });
-    }
-    return reply.code(status).send({ error: error.message });
-  });
-
-  registerTargetRoutes(app, options.monitors);
-  if (options.lab !== undefined) registerLabRoutes(app, options.lab);
-  else app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
-
-  const indexHtml = path.join(options.webRoot, 'index.html');
-  if (existsSync(indexHtml)) {
-    await app.register(fastifyStatic, { root: options.webRoot, wildcard: false });
-    app.setNotFoundHandler((request, reply) => {
-      if (request.url.startsWith('/api/') || request.url.startsWith('/socket.io')) {
-        return reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` });
-      }
-      return reply.sendFile('index.html');
-    });
-  } else {
-    app.get('/', (_request, reply) =>
-      reply.type('text/plain').send('The web app is not built: run `npm run build` (npm start does it for you).'),
-    );
-  }
-
-  const io = createLiveHub(app.server, options.monitors, {
-    ...(options.token === undefined ? {} : { token: options.token }),
-    ...(options.live ?? {}),
-  });
-  // Upgraded websocket connections are not the HTTP server's to close: end them before it closes.
-  app.addHook('preClose', async () => {
-    io.disconnectSockets(true);
-    io.engine.close();
-  });
-  return { app, io };
+/** The application alone, around monitors a test made, ready to inject or listen. */
+export async function buildApp(options: AppOptions & { logLevel?: string }): Promise<BuiltApp> {
+  const { logLevel, ...appOptions } = options;
+  const app = Fastify(fastifyOptions(logLevel));
+  await app.register(aioscopeApp, appOptions);
+  await app.ready();
+  return { app, io: app.io };
 }

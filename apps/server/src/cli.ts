@@ -1,3 +1,4 @@
+import closeWithGrace from 'close-with-grace';
 import { HELP_TEXT, parseConfig } from './config/config.ts';
 import { StartupError, startAioscope, type RunningAioscope } from './server.ts';
 
@@ -6,8 +7,11 @@ const log = {
   warn: (message: string): void => console.warn(`aioscope: ${message}`),
 };
 
+/** How long a graceful shutdown may take before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
 /** The process: configuration, start, signals, exit codes. Everything else lives in server.ts/app.ts. */
-async function main(): Promise<number> {
+async function main(): Promise<number | null> {
   if (process.argv[2] === 'lab') {
     const { runLabCommand } = await import('./lab/labCommand.ts');
     return runLabCommand(process.argv.slice(3));
@@ -22,10 +26,30 @@ async function main(): Promise<number> {
     return 2;
   }
 
-  let running: RunningAioscope;
+  let running: RunningAioscope | null = null;
+  // Signals and fatal errors during start-up and after end the same way: everything started is closed.
+  const graceful = closeWithGrace(
+    {
+      delay: SHUTDOWN_GRACE_MS,
+      logger: { error: (message: unknown) => console.error(`aioscope: ${String(message)}`) },
+    },
+    async ({ signal, err }) => {
+      if (err !== undefined) console.error(`aioscope: fatal: ${err.stack ?? err.message}`);
+      else log.info(`${signal ?? 'exit'}: shutting down ...`);
+      await running?.close();
+    },
+  );
+
   try {
-    running = await startAioscope(result.config, log);
+    running = await startAioscope(result.config, log, {
+      onEmbeddedExit: (code) => {
+        console.error(`aioscope: the embedded PostgreSQL server stopped unexpectedly (code ${String(code)}); exiting`);
+        graceful.uninstall();
+        void running?.close().finally(() => process.exit(1));
+      },
+    });
   } catch (error) {
+    graceful.uninstall();
     if (error instanceof StartupError) {
       console.error(`aioscope: ${error.message}`);
       return error.exitCode;
@@ -37,32 +61,13 @@ async function main(): Promise<number> {
   log.info(
     `live AIO at ${running.url}  (Ctrl-C stops${running.embedded !== null ? ' it and the embedded server' : ''})`,
   );
-
-  return new Promise<number>((resolve) => {
-    let closing = false;
-    const shutdown = (signal: string): void => {
-      if (closing) return;
-      closing = true;
-      log.info(`${signal}: shutting down ...`);
-      running.close().then(
-        () => resolve(0),
-        (error: unknown) => {
-          console.error(`aioscope: shutdown failed: ${String(error)}`);
-          resolve(1);
-        },
-      );
-    };
-    process.once('SIGINT', () => shutdown('SIGINT'));
-    process.once('SIGTERM', () => shutdown('SIGTERM'));
-    running.embedded?.onUnexpectedExit((code) => {
-      if (closing || running.isClosing()) return;
-      console.error(`aioscope: the embedded PostgreSQL server stopped unexpectedly (code ${String(code)}); exiting`);
-      closing = true;
-      void running.close().finally(() => resolve(1));
-    });
-  });
+  // From here the process ends through close-with-grace (a signal or a fatal error).
+  return null;
 }
 
-process.exitCode = await main();
-// Lingering sockets or timers must not keep a finished process alive.
-setTimeout(() => process.exit(process.exitCode), 200).unref();
+const code = await main();
+if (code !== null) {
+  process.exitCode = code;
+  // Lingering sockets or timers must not keep a finished process alive.
+  setTimeout(() => process.exit(code), 200).unref();
+}

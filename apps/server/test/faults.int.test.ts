@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Server as SocketServer } from 'socket.io';
 import type { IoStatDelta, LiveFrame, TargetStatus } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
+import { queuedPackets as meteredQueue } from '../src/live/queueMeter.ts';
 import { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
@@ -28,9 +29,9 @@ function watch(clientConfig: pg.ClientConfig, sampleRateHz: number): Watched {
     { sampleRateHz, demoWorkload: false },
   );
   const watched: Watched = { monitor, frames: [], deltas: [], statuses: [] };
-  monitor.onFrame((frame) => watched.frames.push(frame));
-  monitor.onIoDelta((delta) => watched.deltas.push(delta));
-  monitor.onStatus((status) => watched.statuses.push(status));
+  monitor.on('frame', (frame) => watched.frames.push(frame));
+  monitor.on('ioDelta', (delta) => watched.deltas.push(delta));
+  monitor.on('status', (status) => watched.statuses.push(status));
   monitor.start();
   return watched;
 }
@@ -364,8 +365,15 @@ describe('faults against a real PostgreSQL 18', () => {
       const normalStart = healthy.frames.length;
       const producedStart = frames.length;
       let maxQueued = 0;
+      const meterDisagreements: string[] = [];
       while (Date.now() - windowStart < 10_000) {
-        maxQueued = Math.max(maxQueued, serverSideBacklog(io, sid).queuedPackets);
+        const queued = serverSideBacklog(io, sid).queuedPackets;
+        maxQueued = Math.max(maxQueued, queued);
+        // The hub counts queued packets from engine.io's public events; engine.io's private
+        // writeBuffer is the truth it must match, so an upgrade that changes either fails here.
+        const socket = io.sockets.sockets.get(sid);
+        const metered = socket === undefined ? 0 : meteredQueue(socket);
+        if (metered !== queued) meterDisagreements.push(`${metered} metered vs ${queued} queued`);
         await sleep(250);
       }
       const seconds = (Date.now() - windowStart) / 1000;
@@ -385,6 +393,8 @@ describe('faults against a real PostgreSQL 18', () => {
       expect(bufferGrowth, 'Buffer memory growth').toBeLessThan(30 * MB);
       // ~1,000 frames were produced in the window: they were dropped for the slow socket, not queued.
       expect(maxQueued - queuedBefore, 'packets queued for the slow socket during 10 s').toBeLessThan(20);
+      expect(maxQueued, 'the slow socket has a queue to measure').toBeGreaterThan(0);
+      expect(meterDisagreements, 'the public-event queue meter matches engine.io').toEqual([]);
 
       // Once it reads again it gets live frames again.
       const seen = client.messages.length;

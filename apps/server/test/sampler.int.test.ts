@@ -36,8 +36,8 @@ describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
     );
     const frames: LiveFrame[] = [];
     const deltas: IoStatDelta[] = [];
-    monitor.onFrame((frame) => frames.push(frame));
-    monitor.onIoDelta((delta) => deltas.push(delta));
+    monitor.on('frame', (frame) => frames.push(frame));
+    monitor.on('ioDelta', (delta) => deltas.push(delta));
     monitor.start();
     const scanner = await connect(server);
     try {
@@ -81,7 +81,7 @@ describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
       { sampleRateHz: 5, demoWorkload: false },
     );
     const deltas: IoStatDelta[] = [];
-    monitor.onIoDelta((delta) => deltas.push(delta));
+    monitor.on('ioDelta', (delta) => deltas.push(delta));
     monitor.start();
     try {
       await sleep(2_200);

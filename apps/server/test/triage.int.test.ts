@@ -56,7 +56,7 @@ describe('triage views against a real PostgreSQL 18', () => {
   it('maps two concurrent cold scans, each reaching 100 %, with the relation resolved by name', async () => {
     const monitor = monitorFor(server, server.connectionConfig);
     const frames: LiveFrame[] = [];
-    monitor.onFrame((frame) => frames.push(frame));
+    monitor.on('frame', (frame) => frames.push(frame));
     monitor.start();
     const scanners = await Promise.all([connect(server), connect(server)]);
     try {
@@ -103,8 +103,8 @@ describe('triage views against a real PostgreSQL 18', () => {
     const monitor = monitorFor(server, server.connectionConfig, 50);
     const frames: LiveFrame[] = [];
     const seen: ProcessView[] = [];
-    monitor.onFrame((frame) => frames.push(frame));
-    monitor.onProcesses(({ processes }) => seen.push(...processes));
+    monitor.on('frame', (frame) => frames.push(frame));
+    monitor.on('processes', ({ processes }) => seen.push(...processes));
     monitor.start();
     const vacuum = await connect(server);
     try {
@@ -139,8 +139,8 @@ describe('triage views against a real PostgreSQL 18', () => {
     );
     const frames: LiveFrame[] = [];
     const deltas: IoStatDelta[] = [];
-    monitor.onFrame((frame) => frames.push(frame));
-    monitor.onIoDelta((delta) => deltas.push(delta));
+    monitor.on('frame', (frame) => frames.push(frame));
+    monitor.on('ioDelta', (delta) => deltas.push(delta));
     monitor.start();
     const scanner = await connect(server);
     try {
@@ -174,7 +174,7 @@ describe('triage views against a real PostgreSQL 18', () => {
       20,
     );
     const frames: LiveFrame[] = [];
-    monitor.onFrame((frame) => frames.push(frame));
+    monitor.on('frame', (frame) => frames.push(frame));
     monitor.start();
     try {
       await sleep(1_500);

@@ -12,3 +12,5 @@ export * from './audit.ts';
 export * from './saturation.ts';
 export * from './lab.ts';
 export * from './labVariants.ts';
+export * from './monitorRules.ts';
+export * from './processDetailsCache.ts';

@@ -115,3 +115,28 @@ export const AUDIT_TABLESPACES_SQL = `${QUERY_TAG} SELECT spcname, spcoptions FR
 
 /** The build's configure line, to tell whether io_uring (liburing) is available. Superuser only. */
 export const AUDIT_PG_CONFIG_SQL = `${QUERY_TAG} SELECT setting FROM pg_config WHERE name = 'CONFIGURE'`;
+
+/** The full query text and type of one process, for the process detail a person opened. */
+export const PROCESS_ACTIVITY_SQL = `${QUERY_TAG} SELECT query, backend_type FROM pg_stat_activity WHERE pid = $1`;
+
+/** Per-backend read counters of one process (PostgreSQL 18+), for the process detail. */
+export const BACKEND_IO_SQL = `${QUERY_TAG} SELECT object, context, reads::float8 AS reads, read_bytes::float8 AS read_bytes,
+  read_time::float8 AS read_time
+  FROM pg_stat_get_backend_io($1) WHERE reads > 0 ORDER BY object, context`;
+
+/** The server's clock and version for an audit report. */
+export const AUDIT_SERVER_SQL = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+  current_setting('server_version_num')::int AS version_num`;
+
+/** The database a relation file's database oid names (scan map labels). */
+export const DATABASE_NAME_SQL = `${QUERY_TAG} SELECT datname FROM pg_database WHERE oid = $1`;
+
+/**
+ * Name and size in blocks of the relation a file belongs to ($1 tablespace, $2 filenode, $3 fork).
+ * pg_filenode_relation takes 0 for the database's default tablespace and works only inside the
+ * relation's own database.
+ */
+export const RELATION_SQL = `${QUERY_TAG} SELECT format('%I.%I', n.nspname, c.relname) AS name,
+  (pg_relation_size(c.oid, $3) / current_setting('block_size')::int)::float8 AS blocks
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE c.oid = pg_filenode_relation($1, $2)`;

@@ -1,4 +1,4 @@
-import type { Server as HttpServer } from 'node:http';
+import fp from 'fastify-plugin';
 import { Server as SocketServer, type Socket } from 'socket.io';
 import {
   joinTargetRequestSchema,
@@ -6,6 +6,7 @@ import {
   type JoinTargetReply,
   type ServerToClientEvents,
 } from '@aioscope/spec';
+import type { FastifyInstance } from 'fastify';
 import { requestHasToken } from '../plugins/access.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
@@ -27,11 +28,7 @@ export function roomOf(targetId: string): string {
   return `target:${targetId}`;
 }
 
-/** Packets engine.io holds for a socket that it could not write yet (its transport was busy). */
-function queuedPackets(socket: { conn: unknown }): number {
-  const buffer = (socket.conn as unknown as { writeBuffer?: unknown[] }).writeBuffer;
-  return Array.isArray(buffer) ? buffer.length : 0;
-}
+import { watchQueue, queuedPackets } from './queueMeter.ts';
 
 function hostOf(origin: string): string | null {
   try {
@@ -49,6 +46,7 @@ type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
  * MAX_QUEUED_PACKETS) rather than buffered by the server.
  */
 export interface LiveHubOptions {
+  monitors: ReadonlyMap<string, TargetMonitor>;
   /** Required on the socket handshake when set (listening beyond loopback). */
   token?: string;
   /** Joins per socket per JOIN_WINDOW_MS (tests raise it to build a backlog on purpose). */
@@ -65,14 +63,37 @@ function backedUp(io: SocketServer, room: string): string[] {
   return slow;
 }
 
-export function createLiveHub(
-  httpServer: HttpServer,
-  monitors: ReadonlyMap<string, TargetMonitor>,
-  options: LiveHubOptions = {},
-): SocketServer {
-  const { token } = options;
+declare module 'fastify' {
+  interface FastifyInstance {
+    io: SocketServer<ClientToServerEvents, ServerToClientEvents>;
+  }
+}
+
+/**
+ * The live hub as a Fastify plugin: socket.io on the app's HTTP server, subscribed to every
+ * monitor; on close it unsubscribes and ends the upgraded connections, which are not the HTTP
+ * server's to close.
+ */
+export const liveHubPlugin = fp<LiveHubOptions>(
+  async (app, options) => {
+    const io = createLiveHub(app, options);
+    app.decorate('io', io.server);
+    app.addHook('preClose', async () => {
+      for (const unsubscribe of io.subscriptions) unsubscribe();
+      io.server.disconnectSockets(true);
+      io.server.engine.close();
+    });
+  },
+  { name: 'aioscope-live-hub', dependencies: ['@fastify/cookie'] },
+);
+
+function createLiveHub(
+  app: FastifyInstance,
+  options: LiveHubOptions,
+): { server: SocketServer<ClientToServerEvents, ServerToClientEvents>; subscriptions: (() => void)[] } {
+  const { token, monitors } = options;
   const maxJoins = options.maxJoinsPerWindow ?? MAX_JOINS_PER_WINDOW;
-  const io = new SocketServer<ClientToServerEvents, ServerToClientEvents>(httpServer, {
+  const io = new SocketServer<ClientToServerEvents, ServerToClientEvents>(app.server, {
     path: '/socket.io',
     serveClient: false,
     maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
@@ -83,7 +104,10 @@ export function createLiveHub(
         const origin = request.headers.origin;
         const host = request.headers.host;
         const sameOrigin = origin === undefined || (host !== undefined && hostOf(origin) === host);
-        callback(null, sameOrigin && (token === undefined || requestHasToken(request, token)));
+        callback(
+          null,
+          sameOrigin && (token === undefined || requestHasToken(request, token, (header) => app.parseCookie(header))),
+        );
       } catch {
         // Whatever a client sends, it must not take the process down: refuse it.
         callback(null, false);
@@ -91,6 +115,7 @@ export function createLiveHub(
     },
   });
 
+  const subscriptions: (() => void)[] = [];
   for (const monitor of monitors.values()) {
     const room = roomOf(monitor.id);
     // Not socket.io's volatile: it drops a packet whenever the transport is busy for a moment
@@ -104,13 +129,16 @@ export function createLiveHub(
       const target = skip.length > 0 ? io.to(room).except(skip) : io.to(room);
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
     };
-    monitor.onFrame((frame) => send('frame', { targetId: monitor.id, frame }));
-    monitor.onIoDelta((delta) => send('ioDelta', { targetId: monitor.id, delta }));
-    monitor.onProcesses(({ t, processes }) => send('processes', { targetId: monitor.id, t, processes }));
-    monitor.onStatus((status) => io.to(room).emit('status', { targetId: monitor.id, status }));
+    subscriptions.push(
+      monitor.on('frame', (frame) => send('frame', { targetId: monitor.id, frame })),
+      monitor.on('ioDelta', (delta) => send('ioDelta', { targetId: monitor.id, delta })),
+      monitor.on('processes', ({ t, processes }) => send('processes', { targetId: monitor.id, t, processes })),
+      monitor.on('status', (status) => io.to(room).emit('status', { targetId: monitor.id, status })),
+    );
   }
 
   io.on('connection', (socket: LiveSocket) => {
+    watchQueue(socket.conn);
     const joins: number[] = [];
     // socket.io passes the acknowledgement last, whatever the client sent before it.
     const onJoin = (...args: unknown[]): void => {
@@ -132,7 +160,7 @@ export function createLiveHub(
       if (parsed.success) void socket.leave(roomOf(parsed.data.targetId));
     });
   });
-  return io;
+  return { server: io, subscriptions };
 }
 
 function joinTarget(

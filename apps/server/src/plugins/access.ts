@@ -18,30 +18,26 @@ function sameToken(candidate: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key !== name) continue;
-    try {
-      return decodeURIComponent(rest.join('='));
-    } catch {
-      return undefined; // a malformed escape is no token
-    }
-  }
-  return undefined;
-}
-
-/** A request carries the token as a bearer header or as the cookie set by the tokened URL. */
-export function requestHasToken(request: Pick<IncomingMessage, 'headers'>, token: string): boolean {
+/**
+ * A request carries the token as a bearer header or as the cookie set by the tokened URL. Cookies
+ * are parsed by @fastify/cookie's parser, for REST and the socket handshake alike.
+ */
+export function requestHasToken(
+  request: Pick<IncomingMessage, 'headers'>,
+  token: string,
+  parseCookie: (header: string) => Record<string, string | undefined>,
+): boolean {
   const authorization = request.headers.authorization;
   const bearer = authorization?.startsWith('Bearer ') === true ? authorization.slice(7) : undefined;
-  return sameToken(bearer, token) || sameToken(cookieValue(request.headers.cookie, TOKEN_COOKIE), token);
+  if (sameToken(bearer, token)) return true;
+  const header = request.headers.cookie;
+  return header !== undefined && sameToken(parseCookie(header)[TOKEN_COOKIE], token);
 }
 
 /**
  * Token access for a dashboard listening beyond loopback: the page, the REST API and the socket
  * all need it. Opening `/?token=…` once stores it in an HttpOnly, SameSite=Strict cookie and
- * redirects to a URL without it.
+ * redirects to a URL without it. Needs @fastify/cookie registered.
  */
 export function registerAccessControl(app: FastifyInstance, token: string): void {
   app.addHook('onRequest', async (request, reply) => {
@@ -49,10 +45,10 @@ export function registerAccessControl(app: FastifyInstance, token: string): void
     if (typeof fromQuery === 'string' && sameToken(fromQuery, token)) {
       const path = request.url.split('?')[0] ?? '/';
       return reply
-        .header('set-cookie', `${TOKEN_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`)
+        .setCookie(TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/' })
         .redirect(path, 303);
     }
-    if (requestHasToken(request.raw, token)) return undefined;
+    if (requestHasToken(request.raw, token, (header) => app.parseCookie(header))) return undefined;
     return reply.code(401).send({
       error:
         'aioscope needs its access token: open the URL it printed at start-up, or send Authorization: Bearer <token>',

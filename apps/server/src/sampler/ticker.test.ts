@@ -1,7 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTicker } from './ticker.ts';
 
+// Fake timers and a fake performance clock: the ticker's arithmetic is tested exactly, and no test
+// depends on how busy the machine is.
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('startTicker', () => {
   it('never overlaps a slow tick and counts the skipped slots', async () => {
@@ -22,18 +31,20 @@ describe('startTicker', () => {
         skipped += count;
       },
     });
-    await sleep(300);
+    await vi.advanceTimersByTimeAsync(300);
     ticker.stop();
     expect(maxConcurrent).toBe(1);
-    expect(runs).toBeGreaterThan(3);
-    // Each 35 ms tick covers about three 10 ms slots: two or three of them are skipped.
-    expect(skipped).toBeGreaterThanOrEqual(runs * 2 - 2);
+    // A 35 ms tick on a 10 ms grid ends at most half an interval after a slot, so the next one
+    // starts at once (a fake setTimeout waits at least 1 ms: runs at 0, 36, 72, 110, …, 292), and
+    // the slots in between (2 or 3 per run, 8 finished runs) are skipped, never queued.
+    expect(runs).toBe(9);
+    expect(skipped).toBe(21);
   });
 
   it('runs a tick that is less than half an interval late instead of skipping its slot', async () => {
     let runs = 0;
     let skipped = 0;
-    let late = 0;
+    const lateBy: number[] = [];
     const ticker = startTicker({
       intervalMs: 40,
       // Every other tick overruns its slot by 10 ms (a quarter of the interval).
@@ -41,16 +52,29 @@ describe('startTicker', () => {
       onSkipped: (count) => {
         skipped += count;
       },
-      onLate: () => {
-        late += 1;
-      },
+      onLate: (ms) => lateBy.push(ms),
     });
-    await sleep(650);
+    await vi.advanceTimersByTimeAsync(650);
     ticker.stop();
-    expect(late).toBeGreaterThanOrEqual(3);
     // Skipping on every overrun would have lost one slot per slow tick (about 8 here).
-    expect(skipped).toBeLessThanOrEqual(1);
-    expect(runs).toBeGreaterThanOrEqual(12);
+    expect(skipped).toBe(0);
+    expect(lateBy.length).toBeGreaterThanOrEqual(7);
+    expect(lateBy.every((ms) => ms === 10)).toBe(true);
+    expect(runs).toBe(17);
+  });
+
+  it('skips a slot when the tick ends more than half an interval after it', async () => {
+    let runs = 0;
+    const skips: number[] = [];
+    const ticker = startTicker({
+      intervalMs: 10,
+      run: () => sleep(runs++ === 0 ? 16 : 1),
+      onSkipped: (count) => skips.push(count),
+    });
+    await vi.advanceTimersByTimeAsync(25);
+    ticker.stop();
+    // The first tick ends 6 ms after slot 10 (more than half of 10 ms): slot 10 is skipped.
+    expect(skips).toEqual([1]);
   });
 
   it('keeps running after a tick throws and reports the error', async () => {
@@ -64,19 +88,20 @@ describe('startTicker', () => {
       },
       onError: (error) => errors.push(error),
     });
-    await sleep(60);
+    await vi.advanceTimersByTimeAsync(60);
     ticker.stop();
-    expect(runs).toBeGreaterThan(2);
+    expect(runs).toBe(13);
     expect(errors.length).toBe(runs);
   });
 
   it('stops: no tick runs after stop()', async () => {
     let runs = 0;
     const ticker = startTicker({ intervalMs: 5, run: () => Promise.resolve(void (runs += 1)) });
-    await sleep(30);
+    await vi.advanceTimersByTimeAsync(30);
     ticker.stop();
     const atStop = runs;
-    await sleep(30);
+    expect(atStop).toBe(7);
+    await vi.advanceTimersByTimeAsync(30);
     expect(runs).toBe(atStop);
   });
 });

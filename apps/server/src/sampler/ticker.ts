@@ -1,5 +1,5 @@
-import { performance } from 'node:perf_hooks';
 
+// The global performance clock (not node:perf_hooks' binding), so tests can fake it with the timers.
 export interface TickerOptions {
   intervalMs: number;
   /** One tick. It is never started again while still running. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
-import { QUERY_TAG, type RelationFile, type ResolvedRelation } from '@aioscope/core';
+import { DATABASE_NAME_SQL, RELATION_SQL, type RelationFile, type ResolvedRelation } from '@aioscope/core';
 import { APPLICATION_NAME } from '../sampler/sessions.ts';
 
 /** A resolved name is kept this long before its size is read again (tables grow). */
@@ -11,13 +11,6 @@ const RETRY_AFTER_MS = 10_000;
 const POOL_IDLE_MS = 30_000;
 const MAX_DATABASES = 16;
 const MAX_CACHED_RELATIONS = 2_000;
-
-const DATABASE_NAME_SQL = `${QUERY_TAG} SELECT datname FROM pg_database WHERE oid = $1`;
-/** pg_filenode_relation takes 0 for the database's default tablespace. */
-const RELATION_SQL = `${QUERY_TAG} SELECT format('%I.%I', n.nspname, c.relname) AS name,
-  (pg_relation_size(c.oid, $3) / current_setting('block_size')::int)::float8 AS blocks
-  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE c.oid = pg_filenode_relation($1, $2)`;
 
 interface Entry {
   value: ResolvedRelation | null;
