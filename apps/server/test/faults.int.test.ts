@@ -388,7 +388,8 @@ describe('faults against a real PostgreSQL 18', () => {
       );
 
       expect(healthy.disconnects).toEqual([]);
-      expect(normalRate, 'normal viewer frames/s at 100 Hz').toBeGreaterThanOrEqual(80);
+      // Against what the monitor produced, not a fixed rate: a loaded machine samples less often.
+      expect(normalRate, 'normal viewer frames/s against frames produced').toBeGreaterThanOrEqual(producedRate * 0.95);
       expect(heapGrowth, 'server heap growth').toBeLessThan(30 * MB);
       expect(bufferGrowth, 'Buffer memory growth').toBeLessThan(30 * MB);
       // ~1,000 frames were produced in the window: they were dropped for the slow socket, not queued.

@@ -14,3 +14,4 @@ export * from './lab.ts';
 export * from './labVariants.ts';
 export * from './monitorRules.ts';
 export * from './processDetailsCache.ts';
+export * from './workerBusy.ts';

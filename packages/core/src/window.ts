@@ -1,4 +1,5 @@
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
+import { busyShare, busyShareByWorker, emptyTally, tallyFrame } from './workerBusy.ts';
 
 /** Figures over a window of frames, as the panels show them. Pure, shared by the UI and tests. */
 export interface LiveWindowSummary {
@@ -18,9 +19,7 @@ export function summarizeLiveWindow(frames: readonly LiveFrame[]): LiveWindowSum
   let readBytes = 0;
   let inflightSum = 0;
   let inflightFrames = 0;
-  let workerSamples = 0;
-  let workerBusy = 0;
-  const perWorker = new Map<number, { busy: number; samples: number }>();
+  const workers = emptyTally();
   for (const frame of frames) {
     if (frame.newReads !== null) {
       readCount += frame.newReads.count;
@@ -30,24 +29,15 @@ export function summarizeLiveWindow(frames: readonly LiveFrame[]): LiveWindowSum
       inflightSum += frame.inflight.total.count;
       inflightFrames += 1;
     }
-    for (const worker of frame.ioWorkers) {
-      workerSamples += 1;
-      if (worker.busy) workerBusy += 1;
-      const entry = perWorker.get(worker.pid) ?? { busy: 0, samples: 0 };
-      entry.samples += 1;
-      if (worker.busy) entry.busy += 1;
-      perWorker.set(worker.pid, entry);
-    }
+    tallyFrame(workers, frame);
   }
   return {
     frames: frames.length,
     liveBytesPerRead: readCount > 0 ? readBytes / readCount : null,
     distinctReads: readCount,
     meanInflightReads: inflightFrames > 0 ? inflightSum / inflightFrames : null,
-    workerBusyFraction: workerSamples > 0 ? workerBusy / workerSamples : null,
-    perWorkerBusyFraction: [...perWorker.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([pid, entry]) => ({ pid, busyFraction: entry.busy / entry.samples, samples: entry.samples })),
+    workerBusyFraction: busyShare(workers),
+    perWorkerBusyFraction: busyShareByWorker(frames),
   };
 }
 
