@@ -96,6 +96,13 @@ export const SETTINGS_SQL = `${QUERY_TAG} SELECT name, setting, unit, source, so
   FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name`;
 
 /**
+ * The version alone, read first: SERVER_INFO_SQL names pg_stat_io, which a server older than 16
+ * does not have, so on such a server only this query can say why aioscope cannot watch it.
+ */
+export const SERVER_VERSION_SQL = `${QUERY_TAG} SELECT current_setting('server_version') AS version,
+  current_setting('server_version_num')::int AS version_num`;
+
+/**
  * Version and privileges in one row. pg_get_aios() does not exist before 18, so its privilege is
  * checked through to_regprocedure to stay valid on 16 and 17.
  */

@@ -3,6 +3,7 @@ import type pg from 'pg';
 import {
   IO_SETTING_NAMES,
   SERVER_INFO_SQL,
+  SERVER_VERSION_SQL,
   SETTINGS_SQL,
   isDue,
   parseCapabilities,
@@ -23,11 +24,13 @@ import type { Capabilities, ServerInfo } from '@aioscope/spec';
 export class ServerInfoSource {
   server: ServerInfo | null = null;
   capabilities: Capabilities | null = null;
+  /** Why this server cannot be watched (its version), once read; null when it can be. */
+  private refused: string | null = null;
   private readAt = -Infinity;
   private readonly listeners = new Set<(server: ServerInfo, capabilities: Capabilities) => void>();
 
   get known(): boolean {
-    return this.server !== null && this.capabilities !== null;
+    return this.refused !== null || (this.server !== null && this.capabilities !== null);
   }
 
   refreshDue(): boolean {
@@ -35,6 +38,11 @@ export class ServerInfoSource {
   }
 
   async read(client: pg.Client): Promise<void> {
+    const version = (await client.query<{ version: string; version_num: number }>(SERVER_VERSION_SQL)).rows[0];
+    if (version === undefined) throw new Error('version query returned no row');
+    this.refused = unsupportedVersionMessage(version.version, Number(version.version_num));
+    this.readAt = performance.now();
+    if (this.refused !== null) return;
     const info = await client.query<ServerInfoQueryRow>(SERVER_INFO_SQL);
     const settings = await client.query<SettingQueryRow>(SETTINGS_SQL, [IO_SETTING_NAMES]);
     const row = info.rows[0];
@@ -59,11 +67,12 @@ export class ServerInfoSource {
   forget(): void {
     this.server = null;
     this.capabilities = null;
+    this.refused = null;
   }
 
   /** Why this server cannot be watched (its version), or null. */
   refusal(): string | null {
-    return this.server === null ? null : unsupportedVersionMessage(this.server.version, this.server.versionNum);
+    return this.refused;
   }
 
   setting(name: string): number | null {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
-import { SERVER_INFO_SQL, unsupportedVersionMessage, type ServerInfoQueryRow } from '@aioscope/core';
+import { SERVER_INFO_SQL, SERVER_VERSION_SQL, unsupportedVersionMessage } from '@aioscope/core';
 import type { AppConfig } from '../config/config.ts';
 import { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from '../sampler/sessions.ts';
@@ -59,10 +59,12 @@ async function checkExternalTarget(definition: TargetDefinition): Promise<string
     throw new StartupError(`cannot connect to ${definition.name}: ${describeDatabaseError(error)}`);
   }
   try {
-    const row = (await client.query<ServerInfoQueryRow>(SERVER_INFO_SQL)).rows[0];
+    // The version first: the fuller server-info query fails on servers too old to watch.
+    const row = (await client.query<{ version: string; version_num: number }>(SERVER_VERSION_SQL)).rows[0];
     if (row === undefined) throw new StartupError(`${definition.name} did not answer the version query`);
     const refusal = unsupportedVersionMessage(row.version, Number(row.version_num));
-    if (refusal !== null) throw new StartupError(refusal);
+    if (refusal !== null) throw new StartupError(`${definition.name}: ${refusal}`);
+    await client.query(SERVER_INFO_SQL);
     return row.version;
   } catch (error) {
     if (error instanceof StartupError) throw error;
