@@ -1,7 +1,6 @@
-import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { aioscopeApp, fastifyOptions } from './app.ts';
-import { REPO_ROOT, type AppConfig } from './config/config.ts';
+import type { AppConfig } from './config/config.ts';
 import type { LabService } from './lab/labService.ts';
 import { demoPlugin } from './plugins/demoPlugin.ts';
 import type { EmbeddedPostgresServer } from './plugins/embeddedPostgres.ts';
@@ -10,10 +9,11 @@ import { monitorsPlugin } from './plugins/monitorsPlugin.ts';
 import { targetPlugin } from './plugins/targetPlugin.ts';
 import type { TargetMonitor } from './sampler/targetMonitor.ts';
 import { StartupError, type Logger } from './targets/resolveTarget.ts';
+import { WEB_ROOT } from './webRoot.ts';
 
 export { StartupError, describeConnection, type Logger } from './targets/resolveTarget.ts';
+export { WEB_ROOT } from './webRoot.ts';
 
-export const WEB_ROOT = path.join(REPO_ROOT, 'apps/web/dist');
 
 export interface RunningAioscope {
   url: string;

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -7,6 +9,14 @@ import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
 
 /** Where the repository root is, so `.aioscope/` lands there whatever folder npm runs us from. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
+
+/**
+ * Where aioscope keeps its files by default: `.aioscope/` in a checkout (npm start); in the user's
+ * home when it runs from an installed package (npx aioscope), whose folder may be npx's cache.
+ */
+export const DEFAULT_DATA_DIR = existsSync(path.join(REPO_ROOT, 'apps/server/package.json'))
+  ? path.join(REPO_ROOT, '.aioscope')
+  : path.join(homedir(), '.aioscope');
 
 export const DEFAULT_PORT = 7180;
 export const DEFAULT_SAMPLE_RATE_HZ = 20;
@@ -19,7 +29,7 @@ export const PG_TARGET_VARIABLES = ['PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABAS
 
 export const HELP_TEXT = `aioscope: live view of PostgreSQL asynchronous I/O
 
-Usage: npm start -- [options]
+Usage: npm start -- [options]          (installed from a package: npx aioscope [options])
        npm start -- lab [options]      the cold-scan drill (see lab --help)
 
 With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo workload.
@@ -33,7 +43,8 @@ Options:
   --port <port>         port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --no-demo             embedded server without the demo workload
   --demo-table-mb <mb>  size of the demo table (default ${DEFAULT_DEMO_TABLE_MB})
-  --data-dir <path>     where the embedded server keeps its files (default .aioscope/)
+  --data-dir <path>     where aioscope keeps its files (default .aioscope/ in a checkout,
+                        ~/.aioscope when installed)
   --token <token>       access token, required when --host is not a loopback address
                         (also AIOSCOPE_TOKEN; at least 16 characters)
   --allow-lab           allow the scan lab on a server given with --db (it creates a table
@@ -159,7 +170,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     demoWorkload: values.demo ?? true,
     demoTableMb: values['demo-table-mb'] ?? DEFAULT_DEMO_TABLE_MB,
     dataDir: path.resolve(
-      typeof values['data-dir'] === 'string' ? values['data-dir'] : path.join(REPO_ROOT, '.aioscope'),
+      typeof values['data-dir'] === 'string' ? values['data-dir'] : DEFAULT_DATA_DIR,
     ),
     logLevel: values['log-level'] ?? 'info',
     allowLab: values['allow-lab'] === true,
