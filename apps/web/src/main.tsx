@@ -1,3 +1,5 @@
+// First: configures the schema parser before any spec schema is built (see packages/spec/src/jitless.ts).
+import '@aioscope/spec/jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';

@@ -1,24 +1,30 @@
+import { z } from 'zod';
+
 /** The settings audit: the AIO upgrade checklist as rules over pg_settings and friends. */
 
-export type AuditLevel = 'pass' | 'warn' | 'info';
+export const AUDIT_LEVELS = ['pass', 'warn', 'info'] as const;
+export type AuditLevel = (typeof AUDIT_LEVELS)[number];
 
-export interface AuditFinding {
+export const auditFindingSchema = z.object({
   /** Stable id of the rule, e.g. "effective_io_concurrency_file_override". */
-  rule: string;
+  rule: z.string(),
   /** Short title a DBA scans, e.g. "effective_io_concurrency". */
-  title: string;
-  level: AuditLevel;
+  title: z.string(),
+  level: z.enum(AUDIT_LEVELS),
   /** The value(s) the rule looked at, as PostgreSQL shows them, e.g. "1" or "32 (capped to 16)". */
-  value: string;
+  value: z.string(),
   /** Where the value came from: pg_settings source and sourcefile:line, or another catalog. */
-  source: string;
+  source: z.string(),
   /** One line of why this matters, or why it passes. */
-  why: string;
-}
+  why: z.string(),
+});
+export type AuditFinding = z.infer<typeof auditFindingSchema>;
 
-export interface AuditReport {
-  targetId: string;
+/** GET /api/targets/:id/audit */
+export const auditReportSchema = z.object({
+  targetId: z.string(),
   /** Server clock when the inputs were read, epoch ms. */
-  checkedAt: number;
-  findings: AuditFinding[];
-}
+  checkedAt: z.number(),
+  findings: z.array(auditFindingSchema),
+});
+export type AuditReport = z.infer<typeof auditReportSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { IoStatDelta, LiveFrame, ProcessView } from './frames.ts';
-import type { TargetStatus } from './targets.ts';
+import { ioStatDeltaSchema, liveFrameSchema, processViewSchema } from './frames.ts';
+import { targetStatusSchema } from './targets.ts';
 
 /** Longest target id a client may send; ids are short slugs chosen by the server. */
 export const MAX_TARGET_ID_LENGTH = 64;
@@ -16,38 +16,48 @@ export const joinTargetRequestSchema = z
   .strict();
 export type JoinTargetRequest = z.infer<typeof joinTargetRequestSchema>;
 
-export type JoinTargetReply = { ok: true } | { ok: false; error: string };
+/** The server's acknowledgement of joinTarget. */
+export const joinTargetReplySchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+export type JoinTargetReply = z.infer<typeof joinTargetReplySchema>;
 
 /** Sent once on join: recent history from the server's ring buffers; replaces the client's state. */
-export interface LiveSnapshot {
-  targetId: string;
-  frames: LiveFrame[];
-  ioDeltas: IoStatDelta[];
-  status: TargetStatus;
-  processes: ProcessView[];
-}
+export const liveSnapshotSchema = z.object({
+  targetId: z.string(),
+  frames: z.array(liveFrameSchema),
+  ioDeltas: z.array(ioStatDeltaSchema),
+  status: targetStatusSchema,
+  processes: z.array(processViewSchema),
+});
+export type LiveSnapshot = z.infer<typeof liveSnapshotSchema>;
 
-export interface FrameEvent {
-  targetId: string;
-  frame: LiveFrame;
-}
+export const frameEventSchema = z.object({
+  targetId: z.string(),
+  frame: liveFrameSchema,
+});
+export type FrameEvent = z.infer<typeof frameEventSchema>;
 
-export interface IoDeltaEvent {
-  targetId: string;
-  delta: IoStatDelta;
-}
+export const ioDeltaEventSchema = z.object({
+  targetId: z.string(),
+  delta: ioStatDeltaSchema,
+});
+export type IoDeltaEvent = z.infer<typeof ioDeltaEventSchema>;
 
-export interface StatusEvent {
-  targetId: string;
-  status: TargetStatus;
-}
+export const statusEventSchema = z.object({
+  targetId: z.string(),
+  status: targetStatusSchema,
+});
+export type StatusEvent = z.infer<typeof statusEventSchema>;
 
-export interface ProcessesEvent {
-  targetId: string;
+export const processesEventSchema = z.object({
+  targetId: z.string(),
   /** Server clock of the sample the list comes from, epoch ms. */
-  t: number;
-  processes: ProcessView[];
-}
+  t: z.number(),
+  processes: z.array(processViewSchema),
+});
+export type ProcessesEvent = z.infer<typeof processesEventSchema>;
 
 export interface ServerToClientEvents {
   processes: (payload: ProcessesEvent) => void;
@@ -56,6 +66,21 @@ export interface ServerToClientEvents {
   ioDelta: (payload: IoDeltaEvent) => void;
   status: (payload: StatusEvent) => void;
 }
+
+export type ServerToClientEvent = keyof ServerToClientEvents;
+export type ServerToClientPayload<E extends ServerToClientEvent> = Parameters<ServerToClientEvents[E]>[0];
+
+/**
+ * The schema each server→client event is checked with where it is received. Typed over
+ * ServerToClientEvents, so an event added there without a schema here does not compile.
+ */
+export const serverToClientSchemas: { [E in ServerToClientEvent]: z.ZodType<ServerToClientPayload<E>> } = {
+  processes: processesEventSchema,
+  snapshot: liveSnapshotSchema,
+  frame: frameEventSchema,
+  ioDelta: ioDeltaEventSchema,
+  status: statusEventSchema,
+};
 
 export interface ClientToServerEvents {
   joinTarget: (payload: unknown, reply: (result: JoinTargetReply) => void) => void;

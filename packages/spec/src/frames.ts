@@ -1,6 +1,9 @@
+import { z } from 'zod';
+
 /**
  * The frame contract: what the sampler produces and the UI draws. Frames are the only thing the
  * browser receives about a server's I/O, so every figure here is documented with its source.
+ * Each type is inferred from its schema, which the browser parses every payload with.
  */
 
 /** How often frames carry the scan map. */
@@ -32,62 +35,24 @@ export const AIO_WAIT_EVENTS = [
 ] as const;
 export type AioWaitEvent = (typeof AIO_WAIT_EVENTS)[number];
 
-export interface CountAndBytes {
-  count: number;
-  bytes: number;
-}
+// JSON object keys are strings; zod reads a numeric key such as "20674" as the number it spells.
+const pidKey = z.number();
+
+export const countAndBytesSchema = z.object({
+  count: z.number(),
+  bytes: z.number(),
+});
+export type CountAndBytes = z.infer<typeof countAndBytesSchema>;
 
 /** One io worker as seen in pg_stat_activity at the sample instant. */
-export interface IoWorkerSample {
-  pid: number;
+export const ioWorkerSampleSchema = z.object({
+  pid: z.number(),
   /** true when its wait event is anything but IoWorkerMain (idle in its main loop). */
-  busy: boolean;
+  busy: z.boolean(),
   /** Its wait event when busy (null: running, no wait); absent when idle in IoWorkerMain, to keep frames small. */
-  waitEvent?: string | null;
-}
-
-/**
- * One fast-tick sample of one target: pg_aios plus the wait state of every process,
- * read in one round trip. `t` is the server's clock (clock_timestamp()) in epoch milliseconds.
- */
-export interface LiveFrame {
-  t: number;
-  /** Round trip of the sampling query as measured by aioscope, in milliseconds. */
-  sampleMs: number;
-  /** Ticks skipped (previous tick still running) since the previous frame. */
-  skippedTicks: number;
-  /**
-   * Read I/Os in pg_aios at the sample instant (operation readv). null when pg_aios cannot be read
-   * (PostgreSQL older than 18, or the role lacks pg_read_all_stats).
-   */
-  inflight: {
-    total: CountAndBytes;
-    byState: Partial<Record<AioState, CountAndBytes>>;
-    /** SUBMITTED reads that io workers must run (not f_sync, not f_localmem): the queue backlog proxy. */
-    workerBacklog: number;
-  } | null;
-  /**
-   * Reads whose (pid, io_id, io_generation) was not in the previous sample: distinct I/Os, so a read
-   * that stays in flight across several samples is counted once. blocksHistogram[n] = reads of n blocks.
-   */
-  newReads: {
-    count: number;
-    bytes: number;
-    blocksHistogram: Record<number, number>;
-  } | null;
-  /** io workers (io_method = worker); an empty list under sync or io_uring. */
-  ioWorkers: IoWorkerSample[];
-  /** Processes in each AIO-related wait event at the sample instant, by "backendType:waitEvent". */
-  waits: Record<string, number>;
-  /** Reads in flight per issuing process at the sample instant: pid → [count, bytes]. */
-  byProcess: Record<number, [number, number]>;
-  /**
-   * Relation scans with reads in flight now or in the last seconds (the live scan map). Present on
-   * at most SCANS_PER_SECOND frames a second (it is most of a frame's bytes); absent means "as in
-   * the last frame that had it".
-   */
-  scans?: ScanView[];
-}
+  waitEvent: z.string().nullable().optional(),
+});
+export type IoWorkerSample = z.infer<typeof ioWorkerSampleSchema>;
 
 /**
  * One (process, relation) pair reading through AIO, reconstructed from pg_aios target_desc block
@@ -95,85 +60,136 @@ export interface LiveFrame {
  * the end of reads that left pg_aios, or the start of the lowest read still in flight, counted in
  * scan order from where the scan started.
  */
-export interface ScanView {
-  key: string;
-  pid: number;
+export const scanViewSchema = z.object({
+  key: z.string(),
+  pid: z.number(),
   /** What the process is doing, e.g. "SELECT", "VACUUM", "ANALYZE", "autovacuum". */
-  activity: string;
-  relation: {
-    databaseOid: number;
-    relfilenode: number;
-    fork: string;
+  activity: z.string(),
+  relation: z.object({
+    databaseOid: z.number(),
+    relfilenode: z.number(),
+    fork: z.string(),
     /** schema.table, once resolved in its database; null until then or when it cannot be. */
-    name: string | null;
+    name: z.string().nullable(),
     /** pg_relation_size / block size when resolved. */
-    blocks: number | null;
-  };
+    blocks: z.number().nullable(),
+  }),
   /** Block ranges [first, last] in flight at this sample. */
-  inflight: [number, number][];
+  inflight: z.array(z.tuple([z.number(), z.number()])),
   /**
    * Where the scan started: the lowest block of its first sample (0 when that is near 0). A
    * synchronized seqscan starts mid-table and wraps around to it.
    */
-  startBlock: number;
+  startBlock: z.number(),
   /** Blocks read, counted from startBlock in scan order. */
-  blocksDone: number;
+  blocksDone: z.number(),
   /** Block the scan has reached (relation-wide block number). */
-  frontier: number;
+  frontier: z.number(),
   /** Furthest block ever seen in flight for this scan. */
-  furthest: number;
+  furthest: z.number(),
   /** Furthest block in flight now minus the frontier; 0 when nothing is in flight. */
-  lookAheadBlocks: number;
+  lookAheadBlocks: z.number(),
   /** blocksDone / blocks, 0..1; null until the relation size is known. */
-  progress: number | null;
+  progress: z.number().nullable(),
   /** The scan read the whole relation (reached its end, or wrapped around to where it started). */
-  completed: boolean;
+  completed: z.boolean(),
   /** Frontier advance over the server's clock, bytes per second, over the last 2 s; null until known. */
-  bytesPerSecond: number | null;
-  startedAt: number;
-  lastSeenAt: number;
+  bytesPerSecond: z.number().nullable(),
+  startedAt: z.number(),
+  lastSeenAt: z.number(),
   /** No read in flight for SCAN_IDLE_MS: the scan ended or paused. */
-  ended: boolean;
-}
+  ended: z.boolean(),
+});
+export type ScanView = z.infer<typeof scanViewSchema>;
+
+/**
+ * One fast-tick sample of one target: pg_aios plus the wait state of every process,
+ * read in one round trip. `t` is the server's clock (clock_timestamp()) in epoch milliseconds.
+ */
+export const liveFrameSchema = z.object({
+  t: z.number(),
+  /** Round trip of the sampling query as measured by aioscope, in milliseconds. */
+  sampleMs: z.number(),
+  /** Ticks skipped (previous tick still running) since the previous frame. */
+  skippedTicks: z.number(),
+  /**
+   * Read I/Os in pg_aios at the sample instant (operation readv). null when pg_aios cannot be read
+   * (PostgreSQL older than 18, or the role lacks pg_read_all_stats).
+   */
+  inflight: z
+    .object({
+      total: countAndBytesSchema,
+      byState: z.partialRecord(z.enum(AIO_STATES), countAndBytesSchema),
+      /** SUBMITTED reads that io workers must run (not f_sync, not f_localmem): the queue backlog proxy. */
+      workerBacklog: z.number(),
+    })
+    .nullable(),
+  /**
+   * Reads whose (pid, io_id, io_generation) was not in the previous sample: distinct I/Os, so a read
+   * that stays in flight across several samples is counted once. blocksHistogram[n] = reads of n blocks.
+   */
+  newReads: z
+    .object({
+      count: z.number(),
+      bytes: z.number(),
+      blocksHistogram: z.record(z.number(), z.number()),
+    })
+    .nullable(),
+  /** io workers (io_method = worker); an empty list under sync or io_uring. */
+  ioWorkers: z.array(ioWorkerSampleSchema),
+  /** Processes in each AIO-related wait event at the sample instant, by "backendType:waitEvent". */
+  waits: z.record(z.string(), z.number()),
+  /** Reads in flight per issuing process at the sample instant: pid → [count, bytes]. */
+  byProcess: z.record(pidKey, z.tuple([z.number(), z.number()])),
+  /**
+   * Relation scans with reads in flight now or in the last seconds (the live scan map). Present on
+   * at most SCANS_PER_SECOND frames a second (it is most of a frame's bytes); absent means "as in
+   * the last frame that had it".
+   */
+  scans: z.array(scanViewSchema).optional(),
+});
+export type LiveFrame = z.infer<typeof liveFrameSchema>;
 
 /** A process doing I/O, as the processes table shows it (sent at 2 Hz, not per frame). */
-export interface ProcessView {
-  pid: number;
-  backendType: string;
-  database: string | null;
-  user: string | null;
-  state: string | null;
+export const processViewSchema = z.object({
+  pid: z.number(),
+  backendType: z.string(),
+  database: z.string().nullable(),
+  user: z.string().nullable(),
+  state: z.string().nullable(),
   /** Server clock when the current statement began, epoch ms. */
-  queryStart: number | null;
+  queryStart: z.number().nullable(),
   /** The first 200 characters of the query; the whole text is fetched on demand. */
-  queryPreview: string | null;
-  waitEventType: string | null;
-  waitEvent: string | null;
-  readsInFlight: number;
-  bytesInFlight: number;
+  queryPreview: z.string().nullable(),
+  waitEventType: z.string().nullable(),
+  waitEvent: z.string().nullable(),
+  readsInFlight: z.number(),
+  bytesInFlight: z.number(),
   /** The concurrency limit that applies to its context, from the server's settings. */
-  limit: { name: string; value: number | null };
+  limit: z.object({ name: z.string(), value: z.number().nullable() }),
   /** io_max_concurrency: the hard cap on one process's in-flight I/Os. */
-  ioMaxConcurrency: number | null;
-  activity: string;
-}
+  ioMaxConcurrency: z.number().nullable(),
+  activity: z.string(),
+});
+export type ProcessView = z.infer<typeof processViewSchema>;
 
 /** Counter deltas from pg_stat_io between two stat ticks (reads of relations, all contexts). */
-export interface IoStatDelta {
+export const ioStatDeltaSchema = z.object({
   /** Server clock at the end of the interval, epoch ms. */
-  t: number;
+  t: z.number(),
   /** Length of the interval on the server's clock, seconds. */
-  intervalSeconds: number;
+  intervalSeconds: z.number(),
   /**
    * true when the counters were reset inside the interval (stats_reset changed or a counter went
    * backwards): no delta is computed for it and the chart draws a gap.
    */
-  reset: boolean;
-  reads: number;
-  readBytes: number;
+  reset: z.boolean(),
+  reads: z.number(),
+  readBytes: z.number(),
   /** Milliseconds spent waiting for reads (needs track_io_timing). */
-  readTimeMs: number;
+  readTimeMs: z.number(),
   /** readBytes / reads for this interval, or null when no read finished being counted. */
-  bytesPerRead: number | null;
-  byBackendType: Record<string, { reads: number; readBytes: number }>;
-}
+  bytesPerRead: z.number().nullable(),
+  byBackendType: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })),
+});
+export type IoStatDelta = z.infer<typeof ioStatDeltaSchema>;

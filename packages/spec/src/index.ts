@@ -1,3 +1,4 @@
+export * from './schema.ts';
 export * from './frames.ts';
 export * from './targets.ts';
 export * from './events.ts';

@@ -1,62 +1,75 @@
+import { z } from 'zod';
+
 /** What the browser may know about a monitored server. Never a connection string or a password. */
 
-export type TargetKind = 'embedded' | 'external';
+export const TARGET_KINDS = ['embedded', 'external'] as const;
+export type TargetKind = (typeof TARGET_KINDS)[number];
 
-export type ConnectionState = 'connecting' | 'live' | 'reconnecting' | 'error';
+export const CONNECTION_STATES = ['connecting', 'live', 'reconnecting', 'error'] as const;
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
-export interface TargetStatus {
-  state: ConnectionState;
+export const targetStatusSchema = z.object({
+  state: z.enum(CONNECTION_STATES),
   /** Human-readable reason for the state, e.g. the error that ended the last sample. */
-  message: string | null;
+  message: z.string().nullable(),
   /** Epoch ms (aioscope's clock) when the state began. */
-  since: number;
+  since: z.number(),
   /** Server clock of the newest live frame, epoch ms. */
-  lastFrameAt: number | null;
-  skippedTicks: number;
-}
+  lastFrameAt: z.number().nullable(),
+  skippedTicks: z.number(),
+});
+export type TargetStatus = z.infer<typeof targetStatusSchema>;
 
-export interface ServerSetting {
-  name: string;
+export const serverSettingSchema = z.object({
+  name: z.string(),
   /** Value with its unit as PostgreSQL shows it, e.g. "128kB", "worker". */
-  display: string;
+  display: z.string(),
   /** Numeric value in base units (bytes for sizes), when numeric. */
-  value: number | null;
-  source: string;
-  sourcefile: string | null;
-}
+  value: z.number().nullable(),
+  source: z.string(),
+  sourcefile: z.string().nullable(),
+});
+export type ServerSetting = z.infer<typeof serverSettingSchema>;
 
-export interface ServerInfo {
-  version: string;
-  versionNum: number;
-  ioMethod: string | null;
-  ioCombineLimitBytes: number | null;
-  ioMaxCombineLimitBytes: number | null;
-  blockSize: number;
-  settings: ServerSetting[];
-}
+export const serverInfoSchema = z.object({
+  version: z.string(),
+  versionNum: z.number(),
+  ioMethod: z.string().nullable(),
+  ioCombineLimitBytes: z.number().nullable(),
+  ioMaxCombineLimitBytes: z.number().nullable(),
+  blockSize: z.number(),
+  settings: z.array(serverSettingSchema),
+});
+export type ServerInfo = z.infer<typeof serverInfoSchema>;
 
-export interface Capabilities {
+export const capabilitiesSchema = z.object({
   /** pg_aios exists (PostgreSQL 18+). */
-  hasPgAios: boolean;
+  hasPgAios: z.boolean(),
   /** The role may execute pg_get_aios() (superuser or pg_read_all_stats). */
-  canReadPgAios: boolean;
+  canReadPgAios: z.boolean(),
   /** pg_stat_io has *_bytes columns (18+); older servers use op_bytes. */
-  statIoHasBytes: boolean;
+  statIoHasBytes: z.boolean(),
   /** The role sees other sessions' wait events (pg_read_all_stats). */
-  canSeeAllActivity: boolean;
-}
+  canSeeAllActivity: z.boolean(),
+});
+export type Capabilities = z.infer<typeof capabilitiesSchema>;
 
-export interface TargetSummary {
-  id: string;
-  name: string;
-  kind: TargetKind;
-  status: TargetStatus;
-  server: ServerInfo | null;
-  capabilities: Capabilities | null;
+/** GET /api/targets/:id, and each item of GET /api/targets. */
+export const targetSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  kind: z.enum(TARGET_KINDS),
+  status: targetStatusSchema,
+  server: serverInfoSchema.nullable(),
+  capabilities: capabilitiesSchema.nullable(),
   /** Fast tick rate (pg_aios and wait events), samples per second. */
-  sampleRateHz: number;
+  sampleRateHz: z.number(),
   /** Stat tick rate (pg_stat_io), samples per second. */
-  statRateHz: number;
+  statRateHz: z.number(),
   /** Whether a demo workload is running on this target. */
-  demoWorkload: boolean;
-}
+  demoWorkload: z.boolean(),
+});
+export type TargetSummary = z.infer<typeof targetSummarySchema>;
+
+/** GET /api/targets */
+export const targetListSchema = z.array(targetSummarySchema);

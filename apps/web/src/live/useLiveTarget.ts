@@ -1,9 +1,9 @@
 import { useEffect, useMemo } from 'react';
-import { io, type Socket } from 'socket.io-client';
-import type { ClientToServerEvents, ServerToClientEvents } from '@aioscope/spec';
+import { io } from 'socket.io-client';
+import { joinTargetReplySchema } from '@aioscope/spec';
+import { payloadChecker } from '../api/checkPayload.ts';
 import { LiveStore } from './liveStore.ts';
-
-type LiveSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+import { onChecked, type LiveSocket } from './onChecked.ts';
 
 /** Connects to the live stream of one target and returns its store. */
 export function useLiveTarget(targetId: string | null): LiveStore {
@@ -12,8 +12,9 @@ export function useLiveTarget(targetId: string | null): LiveStore {
     if (targetId === null) return undefined;
     const socket: LiveSocket = io({ path: '/socket.io', transports: ['websocket'] });
     const join = (): void => {
-      socket.emit('joinTarget', { targetId }, (reply) => {
-        if (!reply.ok) store.setSocketState('connected', reply.error);
+      socket.emit('joinTarget', { targetId }, (reply: unknown) => {
+        const checked = payloadChecker.check('joinTarget reply', joinTargetReplySchema, reply);
+        if (checked !== undefined && !checked.ok) store.setSocketState('connected', checked.error);
       });
     };
     socket.on('connect', () => {
@@ -26,19 +27,19 @@ export function useLiveTarget(targetId: string | null): LiveStore {
     socket.on('connect_error', (error) =>
       store.setSocketState('disconnected', `cannot reach aioscope: ${error.message}`),
     );
-    socket.on('snapshot', (snapshot) => {
+    onChecked(socket, 'snapshot', (snapshot) => {
       if (snapshot.targetId === targetId) store.replace(snapshot);
     });
-    socket.on('frame', (event) => {
+    onChecked(socket, 'frame', (event) => {
       if (event.targetId === targetId) store.addFrame(event.frame);
     });
-    socket.on('ioDelta', (event) => {
+    onChecked(socket, 'ioDelta', (event) => {
       if (event.targetId === targetId) store.addDelta(event.delta);
     });
-    socket.on('processes', (event) => {
+    onChecked(socket, 'processes', (event) => {
       if (event.targetId === targetId) store.setProcesses(event.processes);
     });
-    socket.on('status', (event) => {
+    onChecked(socket, 'status', (event) => {
       if (event.targetId === targetId) store.setStatus(event.status);
     });
     return () => {
