@@ -9,6 +9,13 @@ export const MAX_CLIENT_DELTAS = 120;
 /** A target whose newest frame is older than this is stale: "now" figures stop claiming to be now. */
 export const STALE_AFTER_MS = 2_000;
 
+/** The items held before `incoming` begins (all of them when it is empty), followed by `incoming`. */
+export function keepBefore<T extends { t: number }>(held: readonly T[], incoming: readonly T[]): T[] {
+  const first = incoming[0];
+  const cut = first === undefined ? held.length : held.findIndex((item) => item.t >= first.t);
+  return [...held.slice(0, cut === -1 ? held.length : cut), ...incoming];
+}
+
 export type SocketState = 'connecting' | 'connected' | 'disconnected';
 /** What a change brought: a sample frame (the common, 20-100 Hz case) or anything else. */
 export type StoreChange = 'frame' | 'other';
@@ -49,9 +56,14 @@ export class LiveStore {
     for (const listener of this.listeners) listener(change);
   }
 
+  /**
+   * Takes a snapshot as the truth from its first sample on. What the browser holds from before it
+   * stays: after aioscope itself restarted, the new process has no history, and the time it was
+   * down must show as a gap between the old samples and the new, not as an empty window.
+   */
   replace(snapshot: LiveSnapshot): void {
-    this.frames = snapshot.frames.slice(-MAX_CLIENT_FRAMES);
-    this.deltas = snapshot.ioDeltas.slice(-MAX_CLIENT_DELTAS);
+    this.frames = keepBefore(this.frames, snapshot.frames).slice(-MAX_CLIENT_FRAMES);
+    this.deltas = keepBefore(this.deltas, snapshot.ioDeltas).slice(-MAX_CLIENT_DELTAS);
     this.status = snapshot.status;
     this.processes = snapshot.processes;
     this.scans = [...this.frames].reverse().find((frame) => frame.scans !== undefined)?.scans ?? [];
