@@ -32,6 +32,8 @@ export interface ProcessDetails {
   user: string | null;
   state: string | null;
   queryPreview: string | null;
+  /** pg_stat_activity.leader_pid: the parallel leader when this process is a parallel worker. */
+  leaderPid: number | null;
 }
 
 /** A process with its details, when they were read (null fields until then). */
@@ -117,6 +119,8 @@ export interface ProcessDetailsQueryRow {
   usename: unknown;
   state: unknown;
   query: unknown;
+  /** Absent from rows recorded before leader_pid was read. */
+  leader_pid?: unknown;
 }
 
 export function parseProcessDetails(row: ProcessDetailsQueryRow): ProcessDetails | null {
@@ -129,6 +133,7 @@ export function parseProcessDetails(row: ProcessDetailsQueryRow): ProcessDetails
     user: asString(row.usename),
     state: asString(row.state),
     queryPreview: asString(row.query),
+    leaderPid: asNumber(row.leader_pid),
   };
 }
 
@@ -146,6 +151,7 @@ export function withDetails(
       user: details?.user ?? null,
       state: details?.state ?? null,
       queryPreview: details?.queryPreview ?? null,
+      leaderPid: details?.leaderPid ?? null,
     };
   });
 }

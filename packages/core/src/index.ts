@@ -15,3 +15,4 @@ export * from './labVariants.ts';
 export * from './monitorRules.ts';
 export * from './processDetailsCache.ts';
 export * from './workerBusy.ts';
+export * from './scanMap.ts';

@@ -65,6 +65,7 @@ export class ProcessDetailsCache {
         user: null,
         state: null,
         queryPreview: null,
+        leaderPid: null,
       };
       this.byPid.set(process.pid, { ...details, readAtQueryStart: process.queryStart, seenAt: sample.t });
     }

@@ -65,6 +65,7 @@ describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
           state: 'active',
           queryStart: 1,
           queryPreview: 'VACUUM big',
+          leaderPid: null,
         },
       ],
       { 7: [3, 3 * 131072] },

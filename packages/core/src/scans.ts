@@ -26,6 +26,8 @@ interface ReadSeen {
 interface ScanState {
   key: string;
   pid: number;
+  /** The parallel leader when this process is a parallel worker. */
+  leaderPid: number | null;
   file: RelationFile;
   activity: string;
   /** First block of the scan: where it was first seen, or 0 when first seen near the start. */
@@ -71,6 +73,8 @@ export interface ScanUpdate {
   activityByPid: ReadonlyMap<number, string>;
   /** pg_stat_activity.query_start of each process (server clock, epoch ms). */
   queryStartByPid?: ReadonlyMap<number, number | null>;
+  /** pg_stat_activity.leader_pid of each process whose details were read (parallel workers). */
+  leaderByPid?: ReadonlyMap<number, number | null>;
   resolve: (file: RelationFile) => ResolvedRelation | undefined;
   blockSize: number;
 }
@@ -118,6 +122,7 @@ export class ScanTracker {
         scan = {
           key: read.key,
           pid: read.pid,
+          leaderPid: input.leaderByPid?.get(read.pid) ?? null,
           file: read.file,
           activity: input.activityByPid.get(read.pid) ?? 'reading',
           startBlock: lowest <= START_SNAP_BLOCKS ? 0 : lowest,
@@ -160,6 +165,7 @@ export class ScanTracker {
         scan.furthestDistance = Math.max(scan.furthestDistance, highest);
         scan.lastSeenAt = input.t;
         scan.activity = input.activityByPid.get(scan.pid) ?? scan.activity;
+        scan.leaderPid = input.leaderByPid?.get(scan.pid) ?? scan.leaderPid;
       }
       settleStart(scan);
       if (total !== undefined) {
@@ -216,6 +222,7 @@ export class ScanTracker {
     return {
       key: scan.key,
       pid: scan.pid,
+      leaderPid: scan.leaderPid,
       activity: scan.activity,
       relation: {
         databaseOid: scan.file.databaseOid,

@@ -48,11 +48,12 @@ export const FAST_TICK_WITHOUT_AIOS_SQL = `${QUERY_TAG} SELECT (extract(epoch FR
     WHERE s.backend_type = 'io worker' OR s.wait_event IN (${AIO_WAITS_SQL_LIST})) AS procs`;
 
 /**
- * What the processes table shows beyond the tick: database, user, state and the start of the
- * query, for the pids of the latest tick ($1). Read at 2 Hz and when a new pid appears.
+ * What the processes table shows beyond the tick: database, user, state, the start of the query
+ * and the parallel leader (parallel workers are lanes of their leader's scan), for the pids of the
+ * latest tick ($1). Read at 2 Hz and when a new pid appears.
  */
 export const PROCESS_DETAILS_SQL = `${QUERY_TAG} SELECT pid, datid::int8 AS datid, datname, usename, state,
-  (extract(epoch FROM query_start) * 1000)::float8 AS query_start, left(query, 200) AS query
+  (extract(epoch FROM query_start) * 1000)::float8 AS query_start, left(query, 200) AS query, leader_pid
   FROM pg_stat_activity WHERE pid = ANY($1::int[])`;
 
 /** pg_stat_io read counters, PostgreSQL 18+ (read_bytes exists). */

@@ -63,6 +63,11 @@ export type IoWorkerSample = z.infer<typeof ioWorkerSampleSchema>;
 export const scanViewSchema = z.object({
   key: z.string(),
   pid: z.number(),
+  /**
+   * The parallel leader when this process is a parallel worker (pg_stat_activity.leader_pid): its
+   * reads are a lane of the leader's scan. null for a leader or a process that runs alone.
+   */
+  leaderPid: z.number().nullable(),
   /** What the process is doing, e.g. "SELECT", "VACUUM", "ANALYZE", "autovacuum". */
   activity: z.string(),
   relation: z.object({

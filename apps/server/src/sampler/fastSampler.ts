@@ -14,6 +14,7 @@ import {
   isDue,
   isPrivilegeError,
   parseFastTickRow,
+  scansForFrame,
   withDetails,
   type FastTickQueryRow,
   type FastTickSample,
@@ -158,22 +159,25 @@ export class FastSampler {
   private trackScans(sample: FastTickSample, frame: LiveFrame): void {
     if (sample.aios === null) return;
     // Only pids whose details were read: the scan tracker keeps its last label for the others.
-    const activityByPid = new Map(
-      sample.processes.flatMap((p) => {
-        const details = this.details.get(p.pid);
-        return details === undefined ? [] : [[p.pid, activityOf(p.backendType, details.queryPreview)] as const];
-      }),
-    );
+    const activityByPid = new Map<number, string>();
+    const leaderByPid = new Map<number, number | null>();
+    for (const process of sample.processes) {
+      const details = this.details.get(process.pid);
+      if (details === undefined) continue;
+      activityByPid.set(process.pid, activityOf(process.backendType, details.queryPreview));
+      leaderByPid.set(process.pid, details.leaderPid);
+    }
     const scans = this.scanTracker.update({
       t: sample.t,
       aios: sample.aios,
       activityByPid,
+      leaderByPid,
       queryStartByPid: new Map(sample.processes.map((p) => [p.pid, p.queryStart])),
       resolve: (file) => this.resolver.lookup(file),
       blockSize: this.serverInfo.server?.blockSize ?? 8192,
     });
     if (isDue(sample.t, this.scansSentAt, 1000 / SCANS_PER_SECOND)) {
-      frame.scans = scans;
+      frame.scans = scansForFrame(scans);
       this.scansSentAt = sample.t;
     }
   }

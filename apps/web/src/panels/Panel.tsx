@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 export interface PanelProps {
   title: string;
@@ -29,14 +29,72 @@ export interface FigureProps {
   tone?: 'normal' | 'warn' | 'muted';
 }
 
+/**
+ * An (i) that explains a figure to everyone: a real button (keyboard, touch, screen readers), not
+ * a title attribute only a mouse can reach. Opens on hover, focus or click; Escape closes it.
+ */
+export function Explain({ label, children }: { label: string; children: ReactNode }): ReactNode {
+  const [open, setOpen] = useState(false);
+  const [pinned, setPinned] = useState(false);
+  const id = useId();
+  const root = useRef<HTMLSpanElement>(null);
+  useEffect(() => {
+    if (!pinned) return undefined;
+    // A pinned explanation closes when the person clicks or taps elsewhere.
+    const close = (event: PointerEvent): void => {
+      if (root.current !== null && !root.current.contains(event.target as Node)) {
+        setPinned(false);
+        setOpen(false);
+      }
+    };
+    document.addEventListener('pointerdown', close);
+    return () => document.removeEventListener('pointerdown', close);
+  }, [pinned]);
+  return (
+    <span
+      className="explain"
+      ref={root}
+      onMouseEnter={() => setOpen(true)}
+      onMouseLeave={() => setOpen(pinned)}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && open) {
+          event.stopPropagation();
+          setPinned(false);
+          setOpen(false);
+        }
+      }}
+    >
+      <button
+        type="button"
+        className="info"
+        aria-label={`About ${label}`}
+        aria-expanded={open}
+        aria-describedby={open ? id : undefined}
+        onFocus={() => setOpen(true)}
+        onBlur={() => setOpen(pinned)}
+        onClick={(event) => {
+          // Inside a clickable row or scan, the explanation must not also select it.
+          event.stopPropagation();
+          setPinned(!pinned);
+          setOpen(!pinned);
+        }}
+      >
+        i
+      </button>
+      {open ? (
+        <span role="tooltip" id={id} className="explain-text">
+          {children}
+        </span>
+      ) : null}
+    </span>
+  );
+}
+
 export function Figure({ label, value, explain, testId, tone = 'normal' }: FigureProps): ReactNode {
   return (
-    <div className={`figure figure-${tone}`} title={explain}>
+    <div className={`figure figure-${tone}`}>
       <span className="figure-label">
-        {label}{' '}
-        <span className="info" aria-hidden="true">
-          i
-        </span>
+        {label} <Explain label={label}>{explain}</Explain>
       </span>
       <span className="figure-value" data-testid={testId}>
         {value}

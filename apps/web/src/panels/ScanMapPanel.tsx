@@ -1,7 +1,8 @@
-import { memo, type ReactNode } from 'react';
+import { memo, useMemo, type ReactNode } from 'react';
+import { layoutScanMap, type ScanGroup } from '@aioscope/core';
 import type { ScanView, TargetSummary } from '@aioscope/spec';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
-import { EmptyState, Panel } from './Panel.tsx';
+import { EmptyState, Explain, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
 export interface ScanMapPanelProps {
@@ -29,67 +30,148 @@ function doneSegments(scan: ScanView, scale: number): [number, number][] {
   ];
 }
 
-function ScanStrip({ scan, blockSize }: { scan: ScanView; blockSize: number }): ReactNode {
+/** One process's reads on the relation: a strip, and its label when the scan has several lanes. */
+function ScanLane({ scan, laneLabel }: { scan: ScanView; laneLabel: string | null }): ReactNode {
   // Without a known size, scale to the furthest block seen so the strip still reads left to right.
   const scale = Math.max(scan.relation.blocks ?? 0, scan.furthest + 1, 1);
   const pct = (block: number): string => `${Math.min(100, (block / scale) * 100).toFixed(3)}%`;
-  const lookAhead = scan.lookAheadBlocks;
   return (
-    <div className="scan">
-      <div className="scan-title">
-        <span className="scan-relation">{relationLabel(scan)}</span>
-        <span className="scan-meta">
-          pid {scan.pid} · {scan.activity} ·{' '}
-          {scan.completed ? 'read the whole relation' : scan.ended ? 'no reads in flight' : 'reading'}
-        </span>
-      </div>
+    <div className="scan-lane">
+      {laneLabel === null ? null : (
+        <div className="scan-lane-label">
+          {laneLabel} · look-ahead {formatNumber(scan.lookAheadBlocks, 0)} blocks
+          {scan.ended ? ' · no reads in flight' : ''}
+        </div>
+      )}
       <div
         className="scan-strip"
         role="img"
-        aria-label={`${relationLabel(scan)}: frontier at block ${scan.frontier} of ${scan.relation.blocks ?? 'unknown'}`}
+        aria-label={`${relationLabel(scan)}${laneLabel === null ? '' : `, ${laneLabel}`}: frontier at block ${scan.frontier} of ${scan.relation.blocks ?? 'unknown'}`}
       >
         {doneSegments(scan, scale).map(([from, to]) => (
           <div key={from} className="scan-done" style={{ left: pct(from), width: pct(to - from) }} />
         ))}
-        {scan.startBlock > 0 ? (
-          <div
-            className="scan-start"
-            style={{ left: pct(scan.startBlock) }}
-            title={`started at block ${scan.startBlock}`}
-          />
-        ) : null}
+        {scan.startBlock > 0 ? <div className="scan-start" style={{ left: pct(scan.startBlock) }} /> : null}
         {scan.inflight.map(([first, last]) => (
           <div
             key={first}
             className="scan-inflight"
             style={{ left: pct(first), width: `max(2px, ${pct(last + 1 - first)})` }}
-            title={`blocks ${first}..${last} in flight`}
           />
         ))}
-        <div
-          className="scan-frontier"
-          style={{ left: pct(scan.frontier) }}
-          title={`frontier: block ${scan.frontier}`}
-        />
+        <div className="scan-frontier" style={{ left: pct(scan.frontier) }} />
       </div>
+    </div>
+  );
+}
+
+function laneLabelOf(group: ScanGroup, lane: ScanView): string | null {
+  if (group.lanes.length === 1) return null;
+  return lane.pid === group.pid ? `leader ${lane.pid}` : `parallel worker ${lane.pid}`;
+}
+
+function describeLanes(group: ScanGroup): string {
+  const workers = group.lanes.filter((lane) => lane.pid !== group.pid).length;
+  return workers === 0 ? '' : ` · parallel: ${workers} worker${workers === 1 ? '' : 's'}`;
+}
+
+function ScanGroupView({
+  group,
+  blockSize,
+  onSelectPid,
+}: {
+  group: ScanGroup;
+  blockSize: number;
+  onSelectPid: (pid: number) => void;
+}): ReactNode {
+  const lead = group.lanes[0] as ScanView;
+  const lookAhead = lead.lookAheadBlocks;
+  const speeds = group.lanes.map((lane) => lane.bytesPerSecond).filter((speed): speed is number => speed !== null);
+  const ranges = group.lanes.reduce((sum, lane) => sum + lane.inflight.length, 0);
+  const frontier = Math.max(...group.lanes.map((lane) => lane.frontier));
+  return (
+    <div className="scan">
+      <div className="scan-title">
+        <button type="button" className="scan-relation scan-select" onClick={() => onSelectPid(group.pid)}>
+          {relationLabel(lead)}
+        </button>
+        <span className="scan-meta">
+          pid {group.pid} · {group.activity}
+          {describeLanes(group)} ·{' '}
+          {group.completed ? 'read the whole relation' : group.active ? 'reading' : 'no reads in flight'}
+        </span>
+      </div>
+      {group.lanes.map((lane) => (
+        <ScanLane key={lane.key} scan={lane} laneLabel={laneLabelOf(group, lane)} />
+      ))}
       <div className="scan-figures">
-        <span title="Blocks read since the scan started / relation size (pg_relation_size). Counted from the end of reads seen leaving pg_aios, or the start of the lowest read still in flight. A scan that wraps around (synchronized seqscan) is complete when it is back where it started.">
-          progress <strong data-testid="scan-progress">{formatPercent(scan.progress)}</strong>
+        <span>
+          progress <strong data-testid="scan-progress">{formatPercent(group.progress)}</strong>
+          <Explain label="progress">
+            Blocks read since the scan started / relation size (pg_relation_size). Counted from the end of reads seen
+            leaving pg_aios, or the start of the lowest read still in flight. A scan that wraps around (synchronized
+            seqscan) is complete when it is back where it started. With parallel workers: the furthest lane.
+          </Explain>
         </span>
-        <span title="Relation-wide block the scan has reached, and where it started (a synchronized scan joins mid-table)">
-          at block <strong>{formatNumber(scan.frontier, 0)}</strong> / {formatNumber(scan.relation.blocks, 0)}
-          {scan.startBlock > 0 ? ` (started at ${formatNumber(scan.startBlock, 0)})` : ''}
+        <span>
+          at block <strong>{formatNumber(frontier, 0)}</strong> / {formatNumber(lead.relation.blocks, 0)}
+          {lead.startBlock > 0 ? ` (started at ${formatNumber(lead.startBlock, 0)})` : ''}
         </span>
-        <span title="Furthest block in flight now minus the frontier: how far ahead the read stream reads.">
-          look-ahead <strong>{formatNumber(lookAhead, 0)}</strong> blocks ({formatBytes(lookAhead * blockSize)})
+        {group.lanes.length === 1 ? (
+          <span>
+            look-ahead <strong>{formatNumber(lookAhead, 0)}</strong> blocks ({formatBytes(lookAhead * blockSize)})
+            <Explain label="look-ahead">
+              Furthest block in flight now minus the frontier: how far ahead the read stream reads.
+            </Explain>
+          </span>
+        ) : null}
+        <span>
+          speed{' '}
+          <strong>
+            {speeds.length === 0 ? '–' : `${formatBytes(speeds.reduce((sum, speed) => sum + speed, 0))}/s`}
+          </strong>
+          <Explain label="speed">Frontier advance over the server's clock, last 2 s, summed over lanes.</Explain>
         </span>
-        <span title="Frontier advance over the server's clock, last 2 s.">
-          speed <strong>{scan.bytesPerSecond === null ? '–' : `${formatBytes(scan.bytesPerSecond)}/s`}</strong>
-        </span>
-        <span title="Ranges of blocks in flight in pg_aios at the latest sample">
-          in flight <strong>{scan.inflight.length}</strong> range{scan.inflight.length === 1 ? '' : 's'}
+        <span>
+          in flight <strong>{ranges}</strong> range{ranges === 1 ? '' : 's'}
         </span>
       </div>
+    </div>
+  );
+}
+
+function FinishedScans({
+  groups,
+  selectedPid,
+  onSelectPid,
+}: {
+  groups: readonly ScanGroup[];
+  selectedPid: number | null;
+  onSelectPid: (pid: number) => void;
+}): ReactNode {
+  if (groups.length === 0) return null;
+  return (
+    <div className="scans-finished">
+      <h3>Recently finished</h3>
+      <ul>
+        {groups.map((group) => (
+          <li key={group.key}>
+            <button
+              type="button"
+              className={`scan-finished${group.pid === selectedPid ? ' selected' : ''}`}
+              onClick={() => onSelectPid(group.pid)}
+            >
+              <span className="scan-relation">{relationLabel(group.lanes[0] as ScanView)}</span>
+              <span className="scan-meta">
+                pid {group.pid} · {group.activity}
+                {describeLanes(group)} ·{' '}
+                {group.completed ? 'read the whole relation' : `stopped at ${formatPercent(group.progress)}`} · took{' '}
+                {formatNumber((group.lastSeenAt - group.startedAt) / 1000, 1)} s
+              </span>
+            </button>
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
@@ -103,7 +185,8 @@ export const ScanMapPanel = memo(function ScanMapPanel({
   onSelectPid,
 }: ScanMapPanelProps): ReactNode {
   const unavailable = aiosUnavailableReason(target, hasSample);
-  const scans = [...current].sort((a, b) => Number(a.ended) - Number(b.ended) || a.startedAt - b.startedAt);
+  const layout = useMemo(() => layoutScanMap(current), [current]);
+  const blockSize = target?.server?.blockSize ?? 8192;
   return (
     <Panel
       title="Live scan map"
@@ -112,23 +195,36 @@ export const ScanMapPanel = memo(function ScanMapPanel({
     >
       {unavailable !== null ? (
         <EmptyState>{unavailable}</EmptyState>
-      ) : scans.length === 0 ? (
+      ) : layout.active.length === 0 && layout.finished.length === 0 ? (
         <EmptyState>
           No relation is being read through AIO right now. Scans appear here while their reads are in flight.
         </EmptyState>
       ) : (
-        <div className="scans">
-          {scans.map((scan) => (
-            <button
-              type="button"
-              key={scan.key}
-              className={`scan-button${scan.pid === selectedPid ? ' selected' : ''}${scan.ended ? ' ended' : ''}`}
-              onClick={() => onSelectPid(scan.pid)}
-            >
-              <ScanStrip scan={scan} blockSize={target?.server?.blockSize ?? 8192} />
-            </button>
-          ))}
-        </div>
+        <>
+          <div className="scans">
+            {layout.active.length === 0 ? (
+              <p className="muted">No scan is reading right now.</p>
+            ) : (
+              layout.active.map((group) => (
+                // The card is clickable for a mouse; the relation name is its button for keyboards.
+                <div
+                  key={group.key}
+                  className={`scan-button${group.pid === selectedPid ? ' selected' : ''}`}
+                  onClick={() => onSelectPid(group.pid)}
+                >
+                  <ScanGroupView group={group} blockSize={blockSize} onSelectPid={onSelectPid} />
+                </div>
+              ))
+            )}
+            {layout.moreActive > 0 ? (
+              <p className="muted" data-testid="scans-more">
+                and {layout.moreActive} more active scan{layout.moreActive === 1 ? '' : 's'} (the {layout.active.length}{' '}
+                that started first are drawn)
+              </p>
+            ) : null}
+          </div>
+          <FinishedScans groups={layout.finished} selectedPid={selectedPid} onSelectPid={onSelectPid} />
+        </>
       )}
       <p className="caveat">
         Strip: the relation, left to right. Shaded: read so far; bright: blocks in flight now; white line: where the
