@@ -10,7 +10,12 @@ const fixture = loadFixture<{ idle: FastTickQueryRow; duringScan: FastTickQueryR
 function framesOf(rows: FastTickQueryRow[]) {
   let previous = new Set<string>();
   return rows.map((row) => {
-    const built = buildLiveFrame(parseFastTickRow(row), { previousIoKeys: previous, sampleMs: 1, skippedTicks: 0 });
+    const built = buildLiveFrame(parseFastTickRow(row), {
+      previousIoKeys: previous,
+      sampleMs: 1,
+      skippedTicks: 0,
+      ioMethod: 'worker',
+    });
     previous = built.ioKeys;
     return built.frame;
   });

@@ -190,6 +190,11 @@ export interface FrameContext {
   previousIoKeys: ReadonlySet<string>;
   sampleMs: number;
   skippedTicks: number;
+  /**
+   * The server's io_method. The worker backlog is counted only under `worker`: under io_uring a
+   * SUBMITTED read is in the kernel, and no io worker will ever run it.
+   */
+  ioMethod: string | null;
 }
 
 export interface BuiltFrame {
@@ -232,7 +237,7 @@ export function buildLiveFrame(sample: FastTickSample, context: FrameContext): B
         }
       }
     }
-    inflight = { total, byState, workerBacklog };
+    inflight = { total, byState, workerBacklog: context.ioMethod === 'worker' ? workerBacklog : null };
   }
 
   const ioWorkers: IoWorkerSample[] = [];

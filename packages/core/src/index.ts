@@ -16,3 +16,4 @@ export * from './monitorRules.ts';
 export * from './processDetailsCache.ts';
 export * from './workerBusy.ts';
 export * from './scanMap.ts';
+export * from './ioMethod.ts';

@@ -24,7 +24,12 @@ describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
   it('lists the scanning backend with its reads in flight and every io worker', () => {
     const row = fixture.duringScan.find((r) => Array.isArray(r.aios) && (r.aios as unknown[]).length > 0);
     const sample = parseFastTickRow(row as FastTickQueryRow);
-    const { frame } = buildLiveFrame(sample, { previousIoKeys: new Set(), sampleMs: 1, skippedTicks: 0 });
+    const { frame } = buildLiveFrame(sample, {
+      previousIoKeys: new Set(),
+      sampleMs: 1,
+      skippedTicks: 0,
+      ioMethod: 'worker',
+    });
     const views = buildProcessViews(
       withDetails(sample.processes, detailsOf(row as RecordedTick)),
       frame.byProcess,
@@ -42,7 +47,12 @@ describe('buildProcessViews (recorded on PostgreSQL 18)', () => {
   it('shows a process read before its details as unknown, not as another process', () => {
     const row = fixture.duringScan.find((r) => Array.isArray(r.aios) && (r.aios as unknown[]).length > 0);
     const sample = parseFastTickRow(row as FastTickQueryRow);
-    const { frame } = buildLiveFrame(sample, { previousIoKeys: new Set(), sampleMs: 1, skippedTicks: 0 });
+    const { frame } = buildLiveFrame(sample, {
+      previousIoKeys: new Set(),
+      sampleMs: 1,
+      skippedTicks: 0,
+      ioMethod: 'worker',
+    });
     const views = buildProcessViews(withDetails(sample.processes, new Map()), frame.byProcess, settings);
     const backend = views.find((v) => v.backendType === 'client backend');
     expect(backend?.readsInFlight).toBeGreaterThan(0);

@@ -42,7 +42,12 @@ describe('workerVerdict', () => {
     const fixture = loadFixture<{ duringScan: FastTickQueryRow[] }>('pg18-fast-tick.json');
     let previous = new Set<string>();
     const frames = fixture.duringScan.map((row) => {
-      const built = buildLiveFrame(parseFastTickRow(row), { previousIoKeys: previous, sampleMs: 1, skippedTicks: 0 });
+      const built = buildLiveFrame(parseFastTickRow(row), {
+        previousIoKeys: previous,
+        sampleMs: 1,
+        skippedTicks: 0,
+        ioMethod: 'worker',
+      });
       previous = built.ioKeys;
       return built.frame;
     });

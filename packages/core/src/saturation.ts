@@ -1,4 +1,5 @@
 import type { LiveFrame } from '@aioscope/spec';
+import { busyShare, emptyTally, tallyFrame } from './workerBusy.ts';
 
 /** The verdict looks at this much recent time, so it reacts within seconds. */
 export const VERDICT_WINDOW_MS = 10_000;
@@ -34,22 +35,20 @@ export function workerVerdict(frames: readonly LiveFrame[], ioMethod: string | n
   const newest = frames[frames.length - 1];
   if (newest === undefined) return { level: 'idle', summary: 'no samples yet', evidence: [] };
   const recent = frames.filter((frame) => frame.t >= newest.t - VERDICT_WINDOW_MS);
-  let workerSamples = 0;
-  let busySamples = 0;
+  const workerBusy = emptyTally();
   let backlogSum = 0;
   let backlogFrames = 0;
   let queueWaits = 0;
   let selfReads = 0;
   let readsSeen = 0;
   for (const frame of recent) {
-    for (const worker of frame.ioWorkers) {
-      workerSamples++;
-      if (worker.busy) busySamples++;
-    }
+    tallyFrame(workerBusy, frame);
     if (frame.inflight !== null) {
-      backlogSum += frame.inflight.workerBacklog;
-      backlogFrames++;
       readsSeen += frame.inflight.total.count;
+      if (frame.inflight.workerBacklog !== null) {
+        backlogSum += frame.inflight.workerBacklog;
+        backlogFrames++;
+      }
     }
     for (const [key, count] of Object.entries(frame.waits)) {
       if (key.endsWith(':AioWorkerSubmissionQueue')) queueWaits += count;
@@ -57,7 +56,7 @@ export function workerVerdict(frames: readonly LiveFrame[], ioMethod: string | n
     }
   }
   const workers = newest.ioWorkers.length;
-  const busy = workerSamples > 0 ? busySamples / workerSamples : 0;
+  const busy = busyShare(workerBusy) ?? 0;
   const backlogPerWorker = backlogFrames > 0 && workers > 0 ? backlogSum / backlogFrames / workers : 0;
   const seconds = Math.round((newest.t - (recent[0]?.t ?? newest.t)) / 1000);
   const evidence = [

@@ -57,7 +57,12 @@ describe('PostgreSQL 19', () => {
     const tracker = new ScanTracker();
     const frames = fixture.samples.map((row) => {
       const sample = parseFastTickRow(row);
-      const built = buildLiveFrame(sample, { previousIoKeys: previous, sampleMs: 1, skippedTicks: 0 });
+      const built = buildLiveFrame(sample, {
+        previousIoKeys: previous,
+        sampleMs: 1,
+        skippedTicks: 0,
+        ioMethod: 'worker',
+      });
       previous = built.ioKeys;
       built.frame.scans = tracker.update({
         t: sample.t,

@@ -125,8 +125,11 @@ export const liveFrameSchema = z.object({
     .object({
       total: countAndBytesSchema,
       byState: z.partialRecord(z.enum(AIO_STATES), countAndBytesSchema),
-      /** SUBMITTED reads that io workers must run (not f_sync, not f_localmem): the queue backlog proxy. */
-      workerBacklog: z.number(),
+      /**
+       * SUBMITTED reads that io workers must run (not f_sync, not f_localmem): the queue backlog
+       * proxy. null unless io_method = worker: under io_uring a SUBMITTED read is in the kernel.
+       */
+      workerBacklog: z.number().nullable(),
     })
     .nullable(),
   /**

@@ -200,7 +200,12 @@ export function buildPayloads(server: RecordedServer, targetId = 'recorded'): Re
   const processLists: RecordedPayloads['processLists'] = [];
   const frames = server.ticks.map((row, index) => {
     const sample = parseFastTickRow(row);
-    const built = buildLiveFrame(sample, { previousIoKeys, sampleMs: 1.234, skippedTicks: index % 7 === 3 ? 1 : 0 });
+    const built = buildLiveFrame(sample, {
+      previousIoKeys,
+      sampleMs: 1.234,
+      skippedTicks: index % 7 === 3 ? 1 : 0,
+      ioMethod: serverInfo?.ioMethod ?? null,
+    });
     previousIoKeys = built.ioKeys;
     if (sample.aios !== null) {
       const map = scans.update({

@@ -134,6 +134,7 @@ export class FastSampler {
       previousIoKeys: this.previousIoKeys,
       sampleMs,
       skippedTicks: this.skippedSinceFrame,
+      ioMethod: this.serverInfo.server?.ioMethod ?? null,
     });
     this.previousIoKeys = ioKeys;
     this.trackScans(sample, frame);

@@ -12,7 +12,7 @@ const { frame } = buildLiveFrame(
     aios: [[20674, 1152, 1, 'SUBMITTED', 'readv', 8192, 1, false, false, 'block 0 in file "base/5/16448"']],
     procs: [[20674, 'client backend', 'IO', 'AioIoUringExecution', 1_796_039_257_368.677]],
   }),
-  { previousIoKeys: new Set(), sampleMs: 1.5, skippedTicks: 0 },
+  { previousIoKeys: new Set(), sampleMs: 1.5, skippedTicks: 0, ioMethod: 'io_uring' },
 );
 
 function listen(): { deliver: (payload: unknown) => void; received: FrameEvent[]; warnings: string[] } {
