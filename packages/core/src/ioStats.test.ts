@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { diffIoCounters, parseStatIoRows, type IoCounters, type StatIoQueryRow } from './ioStats.ts';
+import {
+  bytesPerReadSeries,
+  diffIoCounters,
+  parseStatIoRows,
+  type IoCounters,
+  type StatIoQueryRow,
+} from './ioStats.ts';
 import { loadFixture } from './testFixtures.ts';
 
 const fixture = loadFixture<{
@@ -54,5 +60,49 @@ describe('pg_stat_io deltas (recorded on PostgreSQL 18)', () => {
 
   it('returns null for no rows', () => {
     expect(parseStatIoRows([])).toBeNull();
+  });
+});
+
+describe('bytesPerReadSeries (recorded scan, then a tiny statement)', () => {
+  const before = parseStatIoRows(fixture.before) as IoCounters;
+  const afterScan = parseStatIoRows(fixture.afterScan) as IoCounters;
+  const scan = diffIoCounters(before, afterScan);
+  // A few 8 kB reads flushed in a second of their own, one second after the scan's.
+  const tiny = diffIoCounters(afterScan, {
+    ...afterScan,
+    t: afterScan.t + 1_000,
+    reads: afterScan.reads + 3,
+    readBytes: afterScan.readBytes + 3 * 8192,
+    byContext: {
+      ...afterScan.byContext,
+      normal: {
+        reads: (afterScan.byContext.normal?.reads ?? 0) + 3,
+        readBytes: (afterScan.byContext.normal?.readBytes ?? 0) + 3 * 8192,
+      },
+    },
+  });
+
+  it('splits the recorded scan by context: its reads are bulk reads near 128 kB', () => {
+    expect(scan.byContext.bulkread?.reads ?? 0).toBeGreaterThan(0);
+    const [point] = bytesPerReadSeries([scan]);
+    expect(point?.bulk).toBeGreaterThan(100 * 1024);
+    expect(point?.weighted).toBe(scan.bytesPerRead);
+  });
+
+  it('keeps the weighted line near the scan when a tiny statement flushes alone; the interval keeps the truth', () => {
+    const [, second] = bytesPerReadSeries([scan, tiny]);
+    expect(second?.interval).toBe(8192); // the per-second truth, for the hover
+    expect(second?.weighted).toBeGreaterThan(100 * 1024); // no dive to 8 kB
+    expect(second?.other).toBeLessThan(second?.bulk ?? 0);
+  });
+
+  it('does not reach across a reset, nor past its window', () => {
+    const reset = diffIoCounters(afterScan, parseStatIoRows(fixture.afterReset) as IoCounters);
+    expect(reset.reset).toBe(true);
+    const points = bytesPerReadSeries([scan, reset, tiny]);
+    expect(points[1]?.weighted).toBeNull();
+    expect(points[2]?.weighted).toBe(8192);
+    const late = { ...tiny, t: scan.t + 60_000 };
+    expect(bytesPerReadSeries([scan, late], 10)[1]?.weighted).toBe(8192);
   });
 });

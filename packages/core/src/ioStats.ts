@@ -20,6 +20,8 @@ export interface IoCounters {
   readBytes: number;
   readTimeMs: number;
   byBackendType: Record<string, { reads: number; readBytes: number }>;
+  /** By pg_stat_io context: `bulkread` is the ring large sequential scans read through. */
+  byContext: Record<string, { reads: number; readBytes: number }>;
 }
 
 /**
@@ -36,6 +38,7 @@ export function parseStatIoRows(rows: readonly StatIoQueryRow[]): IoCounters | n
     readBytes: 0,
     readTimeMs: 0,
     byBackendType: {},
+    byContext: {},
   };
   for (const row of rows) {
     if (row.stats_reset !== null && (counters.statsReset === null || row.stats_reset > counters.statsReset)) {
@@ -50,6 +53,9 @@ export function parseStatIoRows(rows: readonly StatIoQueryRow[]): IoCounters | n
     const perType = (counters.byBackendType[row.backend_type] ??= { reads: 0, readBytes: 0 });
     perType.reads += reads;
     perType.readBytes += readBytes;
+    const perContext = (counters.byContext[row.context] ??= { reads: 0, readBytes: 0 });
+    perContext.reads += reads;
+    perContext.readBytes += readBytes;
   }
   return counters;
 }
@@ -76,19 +82,13 @@ export function diffIoCounters(previous: IoCounters, current: IoCounters): IoSta
       readTimeMs: 0,
       bytesPerRead: null,
       byBackendType: {},
+      byContext: {},
     };
   }
   const reads = current.reads - previous.reads;
   const readBytes = current.readBytes - previous.readBytes;
-  const byBackendType: IoStatDelta['byBackendType'] = {};
-  for (const [backendType, now] of Object.entries(current.byBackendType)) {
-    const before = previous.byBackendType[backendType] ?? { reads: 0, readBytes: 0 };
-    const deltaReads = now.reads - before.reads;
-    const deltaBytes = now.readBytes - before.readBytes;
-    if (deltaReads > 0 || deltaBytes > 0) {
-      byBackendType[backendType] = { reads: deltaReads, readBytes: deltaBytes };
-    }
-  }
+  const byBackendType = diffGroups(previous.byBackendType, current.byBackendType);
+  const byContext = diffGroups(previous.byContext, current.byContext);
   return {
     t: current.t,
     intervalSeconds,
@@ -98,5 +98,79 @@ export function diffIoCounters(previous: IoCounters, current: IoCounters): IoSta
     readTimeMs: current.readTimeMs - previous.readTimeMs,
     bytesPerRead: reads > 0 ? readBytes / reads : null,
     byBackendType,
+    byContext,
   };
+}
+
+type ReadGroups = Record<string, { reads: number; readBytes: number }>;
+
+/** Per-group deltas of two readings, groups that did not move left out. */
+function diffGroups(previous: ReadGroups, current: ReadGroups): ReadGroups {
+  const out: ReadGroups = {};
+  for (const [name, now] of Object.entries(current)) {
+    const before = previous[name] ?? { reads: 0, readBytes: 0 };
+    const reads = now.reads - before.reads;
+    const readBytes = now.readBytes - before.readBytes;
+    if (reads > 0 || readBytes > 0) out[name] = { reads, readBytes };
+  }
+  return out;
+}
+
+/** pg_stat_io's context for the ring large sequential scans read through. */
+export const BULK_READ_CONTEXT = 'bulkread';
+/** Bytes per read is weighted by reads over this much server time. */
+export const BYTES_PER_READ_WINDOW_SECONDS = 10;
+
+export interface BytesPerReadPoint {
+  t: number;
+  /** This interval alone (the per-second truth); null when no read was counted in it. */
+  interval: number | null;
+  /** Reads counted in this interval. */
+  reads: number;
+  /** All reads of the trailing window, weighted by reads: a tiny statement cannot pull it to 8 kB. */
+  weighted: number | null;
+  /** Bulk reads (context bulkread: large sequential scans) of the trailing window. */
+  bulk: number | null;
+  /** Every other context (normal, vacuum, …) of the trailing window. */
+  other: number | null;
+}
+
+/**
+ * Exact bytes per read from pg_stat_io deltas, per interval and weighted over a trailing window.
+ * A reset interval carries nothing and the window does not reach across it.
+ */
+export function bytesPerReadSeries(
+  deltas: readonly IoStatDelta[],
+  windowSeconds = BYTES_PER_READ_WINDOW_SECONDS,
+): BytesPerReadPoint[] {
+  const points: BytesPerReadPoint[] = [];
+  let start = 0;
+  for (let end = 0; end < deltas.length; end++) {
+    const current = deltas[end] as IoStatDelta;
+    if (current.reset) start = end + 1;
+    while (start < end && (deltas[start] as IoStatDelta).t <= current.t - windowSeconds * 1000) start++;
+    const all = { reads: 0, readBytes: 0 };
+    const bulk = { reads: 0, readBytes: 0 };
+    for (let i = start; i <= end; i++) {
+      const delta = deltas[i] as IoStatDelta;
+      if (delta.reset) continue;
+      all.reads += delta.reads;
+      all.readBytes += delta.readBytes;
+      const bulkReads = delta.byContext[BULK_READ_CONTEXT];
+      if (bulkReads !== undefined) {
+        bulk.reads += bulkReads.reads;
+        bulk.readBytes += bulkReads.readBytes;
+      }
+    }
+    const ratio = (reads: number, bytes: number): number | null => (reads > 0 ? bytes / reads : null);
+    points.push({
+      t: current.t,
+      interval: current.reset ? null : current.bytesPerRead,
+      reads: current.reads,
+      weighted: ratio(all.reads, all.readBytes),
+      bulk: ratio(bulk.reads, bulk.readBytes),
+      other: ratio(all.reads - bulk.reads, all.readBytes - bulk.readBytes),
+    });
+  }
+  return points;
 }

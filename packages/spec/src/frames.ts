@@ -199,5 +199,7 @@ export const ioStatDeltaSchema = z.object({
   /** readBytes / reads for this interval, or null when no read finished being counted. */
   bytesPerRead: z.number().nullable(),
   byBackendType: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })),
+  /** By pg_stat_io context; `bulkread` is the ring that large sequential scans read through. */
+  byContext: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })),
 });
 export type IoStatDelta = z.infer<typeof ioStatDeltaSchema>;
