@@ -11,7 +11,7 @@ import type { TargetMonitor } from './sampler/targetMonitor.ts';
 import { StartupError, type Logger } from './targets/resolveTarget.ts';
 import { WEB_ROOT } from './webRoot.ts';
 
-export { StartupError, describeConnection, type Logger } from './targets/resolveTarget.ts';
+export { StartupError, type Logger } from './targets/resolveTarget.ts';
 export { WEB_ROOT } from './webRoot.ts';
 
 

@@ -1,8 +1,8 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import type { LabExperiment, LabExperimentInput } from '@aioscope/spec';
+import { labExperimentListSchema, labInfoSchema, type LabExperiment, type LabExperimentInput } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
@@ -184,6 +184,75 @@ describe('scan lab on a real embedded PostgreSQL 18', () => {
       const csv = await app.inject({ method: 'GET', url: `/api/lab/experiments/${first?.id ?? ''}/export?format=csv` });
       expect(csv.body.split('\n')[0]).toMatch(/^variant,round,/);
       expect((await app.inject({ method: 'GET', url: '/api/lab/experiments/..%2Fetc' })).statusCode).toBe(400);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('says over REST that the lab is off on a user server without --allow-lab, and how to allow it', async () => {
+    const external = new LabService({
+      target: { ...target, id: 'server', kind: 'external', name: 'app@db1:5432/prod' },
+      embedded: null,
+      resultsDir: RESULTS,
+      allowExternal: false,
+    });
+    const { app } = await buildApp({ monitors: new Map(), lab: external, webRoot: '/nonexistent' });
+    try {
+      const info = labInfoSchema.parse((await app.inject({ method: 'GET', url: '/api/lab' })).json());
+      expect(info).toEqual({
+        embedded: false,
+        unavailable: expect.stringMatching(/off for app@db1:5432\/prod.*Start aioscope with --allow-lab/),
+        active: null,
+      });
+    } finally {
+      await app.close();
+    }
+    expect(labInfoSchema.parse(lab.info())).toEqual({ embedded: true, active: null });
+  });
+
+  it('answers cancel and bad input with clear JSON errors, and skips a corrupt file in the list', async () => {
+    const { app } = await buildApp({ monitors: new Map(), lab, webRoot: '/nonexistent' });
+    try {
+      const cancel = (id: string): Promise<{ statusCode: number; json: () => unknown }> =>
+        app.inject({ method: 'POST', url: `/api/lab/experiments/${id}/cancel` });
+      expect(await cancel('zzzzzzzzzzzz')).toMatchObject({ statusCode: 404 });
+      expect((await cancel('zzzzzzzzzzzz')).json()).toEqual({ error: 'no experiment zzzzzzzzzzzz' });
+      expect((await cancel('..%2Fetc')).statusCode).toBe(400);
+      const done = labExperimentListSchema
+        .parse((await app.inject({ method: 'GET', url: '/api/lab/experiments' })).json())
+        .find((item) => item.status === 'done');
+      expect(done).toBeDefined();
+      const notRunning = await cancel(done?.id ?? '');
+      expect(notRunning.statusCode).toBe(409);
+      expect(notRunning.json()).toEqual({ error: `experiment ${done?.id ?? ''} is done, not running` });
+
+      const typo = await app.inject({
+        method: 'POST',
+        url: '/api/lab/experiments',
+        payload: {
+          tableMb: 64,
+          cacheState: 'cold',
+          variants: [{ name: 'eic=abc', session: { effective_io_concurrency: 'abc' } }],
+        },
+      });
+      expect(typo.statusCode).toBe(400);
+      expect(typo.json()).toEqual({ error: 'variant "eic=abc", effective_io_concurrency: must be a number' });
+
+      await mkdir(RESULTS, { recursive: true });
+      await writeFile(path.join(RESULTS, 'cccccccccccc.json'), '{"id": "cccccccccccc", "runs": [');
+      const list = await app.inject({ method: 'GET', url: '/api/lab/experiments' });
+      expect(list.statusCode).toBe(200);
+      const ids = labExperimentListSchema.parse(list.json()).map((item) => item.id);
+      expect(ids).not.toContain('cccccccccccc');
+      expect(ids.length).toBeGreaterThan(0);
+      expect((await app.inject({ method: 'GET', url: '/api/lab/experiments/cccccccccccc' })).statusCode).toBe(404);
+
+      // A file left "running" by a process that was killed is not waited for.
+      const leftOver = { ...(await lab.get(done?.id ?? '')), id: 'rrrrrrrrrrrr', status: 'running', finishedAt: null };
+      await writeFile(path.join(RESULTS, 'rrrrrrrrrrrr.json'), JSON.stringify(leftOver));
+      const shown = (await app.inject({ method: 'GET', url: '/api/lab/experiments/rrrrrrrrrrrr' })).json();
+      expect(shown).toMatchObject({ status: 'failed', error: expect.stringMatching(/^not running in this aioscope/) });
+      expect((await cancel('rrrrrrrrrrrr')).statusCode).toBe(409);
     } finally {
       await app.close();
     }

@@ -9,6 +9,7 @@ import { Banner } from './panels/Banner.tsx';
 import { BytesPerReadPanel } from './panels/BytesPerReadPanel.tsx';
 import { Header } from './panels/Header.tsx';
 import { InflightPanel } from './panels/InflightPanel.tsx';
+import { LabActivityBanner } from './panels/LabActivityBanner.tsx';
 import { LabPanel } from './panels/LabPanel.tsx';
 import { ProcessDetailPanel } from './panels/ProcessDetailPanel.tsx';
 import { ProcessesPanel } from './panels/ProcessesPanel.tsx';
@@ -67,6 +68,7 @@ export function App(): ReactNode {
           <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
         ) : null}
         <Banner target={target} />
+        <LabActivityBanner />
         <main className="panels" id="live">
           <InflightPanel
             frames={frames}

@@ -17,3 +17,6 @@ export * from './processDetailsCache.ts';
 export * from './workerBusy.ts';
 export * from './scanMap.ts';
 export * from './ioMethod.ts';
+export * from './labSql.ts';
+export * from './labPolicy.ts';
+export * from './labForm.ts';

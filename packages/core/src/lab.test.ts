@@ -75,6 +75,7 @@ describe('summaries', () => {
 
   it('labels few rounds indicative and a cold run without file access OS-cache warm', () => {
     expect(labNotes({ rounds: 2, cacheState: 'cold' }, true).join(' ')).toMatch(/indicative/);
+    expect(labNotes({ rounds: 1, cacheState: 'cold' }, true)).toEqual(['indicative: 1 round; medians need at least 3']);
     expect(labNotes({ rounds: 5, cacheState: 'cold' }, true)).toEqual([]);
     expect(labNotes({ rounds: 5, cacheState: 'cold' }, false).join(' ')).toMatch(
       /OS cache warm: this measures memory copies, not the disk/,
@@ -103,6 +104,21 @@ describe('exports', () => {
     const [header, row] = csv.trim().split('\n');
     expect(header?.split(',')).toContain('bytesPerRead');
     expect(row).toMatch(/^"with, comma ""quoted""",1,/);
+  });
+
+  it('writes the start as an ISO time and bytes per read to the byte, as a spreadsheet reads them', () => {
+    const startedAt = Date.UTC(2026, 4, 17, 9, 30, 15, 250);
+    const csv = labRunsToCsv([{ ...run('A', 1, 100, 130039.93700787402), startedAt }]);
+    const [header, row] = csv.trim().split('\n');
+    const cells = Object.fromEntries((header ?? '').split(',').map((name, i) => [name, row?.split(',')[i]]));
+    expect(cells.startedAt).toBe('2026-05-17T09:30:15.250Z');
+    expect(cells.bytesPerRead).toBe('130040');
+    expect(
+      labRunsToCsv([run('A', 1, 100, null)])
+        .trim()
+        .split('\n')[1]
+        ?.endsWith(','),
+    ).toBe(true);
   });
 
   it('writes the medians as a Markdown table with its caveats', () => {

@@ -1,4 +1,5 @@
 import type { LabExperimentDefinition, LabRun, LabVariant, LabVariantSummary } from '@aioscope/spec';
+import { plural } from './labForm.ts';
 
 /** Fewer rounds than this and medians are labelled indicative. */
 export const MIN_ROUNDS_FOR_MEDIANS = 3;
@@ -56,7 +57,7 @@ export function labNotes(
 ): string[] {
   const notes: string[] = [];
   if (definition.rounds < MIN_ROUNDS_FOR_MEDIANS) {
-    notes.push(`indicative: ${definition.rounds} round(s); medians need at least ${MIN_ROUNDS_FOR_MEDIANS}`);
+    notes.push(`indicative: ${plural(definition.rounds, 'round')}; medians need at least ${MIN_ROUNDS_FOR_MEDIANS}`);
   }
   if (definition.cacheState === 'cold' && !osEvictionPossible) {
     notes.push('OS cache warm: this measures memory copies, not the disk (no file access to evict the OS page cache)');
@@ -121,10 +122,21 @@ function csvCell(value: unknown): string {
   return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+/**
+ * How a spreadsheet should see each column: the start as an ISO 8601 time (a bare epoch in ms reads
+ * as a 13-digit number), bytes per read to the byte (a mean of whole-byte reads has no meaningful
+ * fraction).
+ */
+function csvValue(run: LabRun, column: keyof LabRun): unknown {
+  if (column === 'startedAt') return new Date(run.startedAt).toISOString();
+  if (column === 'bytesPerRead') return run.bytesPerRead === null ? null : Math.round(run.bytesPerRead);
+  return run[column];
+}
+
 /** Every run, one row each, for spreadsheets. */
 export function labRunsToCsv(runs: readonly LabRun[]): string {
   const lines = [CSV_COLUMNS.join(',')];
-  for (const run of runs) lines.push(CSV_COLUMNS.map((column) => csvCell(run[column])).join(','));
+  for (const run of runs) lines.push(CSV_COLUMNS.map((column) => csvCell(csvValue(run, column))).join(','));
   return `${lines.join('\n')}\n`;
 }
 

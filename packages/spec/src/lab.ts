@@ -29,13 +29,18 @@ export const labServerSettingsSchema = z
   })
   .strict();
 
+/** Variant names are shown and exported, never sent to SQL; "," joins the settings of one variant. */
+export const LAB_VARIANT_NAME = /^[A-Za-z0-9 _.,=/-]+$/;
+/** Long enough for four settings in one variant: "io_method=worker,io_workers=8,eic=64,icl=16". */
+export const LAB_MAX_VARIANT_NAME = 80;
+
 export const labVariantSchema = z
   .object({
     name: z
       .string()
       .min(1)
-      .max(40)
-      .regex(/^[A-Za-z0-9 _.=/-]+$/, 'variant names are letters, digits, spaces and _ . = / -'),
+      .max(LAB_MAX_VARIANT_NAME)
+      .regex(LAB_VARIANT_NAME, 'variant names are letters, digits, spaces and _ . , = / -'),
     session: labSessionSettingsSchema.default({}),
     server: labServerSettingsSchema.default({}),
   })
@@ -66,61 +71,103 @@ export type LabVariant = z.infer<typeof labVariantSchema>;
 export type LabExperimentDefinition = z.infer<typeof labExperimentSchema>;
 export type LabExperimentInput = z.input<typeof labExperimentSchema>;
 
-export interface LabRun {
-  variant: string;
-  round: number;
-  startedAt: number;
-  ioMethod: string | null;
-  cacheState: CacheState;
+/*
+ * What the lab stores and serves. These schemas read the JSON files in the data folder and the
+ * REST answers in the browser, so unknown keys are dropped rather than refused: a file written by
+ * a newer aioscope still reads.
+ */
+
+export const labRunSchema = z.object({
+  variant: z.string(),
+  round: z.number().int(),
+  /** Epoch milliseconds when the EXPLAIN was sent. */
+  startedAt: z.number(),
+  ioMethod: z.string().nullable(),
+  cacheState: z.enum(CACHE_STATES),
   /** Share of the table's pages in the OS page cache just before the scan (fincore); null when it cannot be read. */
-  osResidencyBefore: number | null;
-  executionMs: number;
-  sharedReadBlocks: number;
-  sharedHitBlocks: number;
+  osResidencyBefore: z.number().nullable(),
+  executionMs: z.number(),
+  sharedReadBlocks: z.number(),
+  sharedHitBlocks: z.number(),
   /** EXPLAIN's I/O read time (track_io_timing): time the backend waited for reads. */
-  ioReadTimeMs: number | null;
+  ioReadTimeMs: z.number().nullable(),
   /** pg_stat_get_backend_io(run backend) delta for the run. */
-  reads: number | null;
-  readBytes: number | null;
-  bytesPerRead: number | null;
-}
+  reads: z.number().nullable(),
+  readBytes: z.number().nullable(),
+  bytesPerRead: z.number().nullable(),
+});
+export type LabRun = z.infer<typeof labRunSchema>;
 
-export interface LabVariantSummary {
-  variant: string;
-  runs: number;
-  medianMs: number;
-  minMs: number;
-  maxMs: number;
+export const labVariantSummarySchema = z.object({
+  variant: z.string(),
+  runs: z.number().int(),
+  medianMs: z.number(),
+  minMs: z.number(),
+  maxMs: z.number(),
   /** median / baseline median. */
-  ratioToBaseline: number;
-  medianBytesPerRead: number | null;
-  medianIoReadTimeMs: number | null;
-}
+  ratioToBaseline: z.number(),
+  medianBytesPerRead: z.number().nullable(),
+  medianIoReadTimeMs: z.number().nullable(),
+});
+export type LabVariantSummary = z.infer<typeof labVariantSummarySchema>;
 
-export type LabStatus = 'running' | 'done' | 'failed';
+export const LAB_STATUSES = ['running', 'done', 'failed', 'cancelled'] as const;
+export const labStatusSchema = z.enum(LAB_STATUSES);
+export type LabStatus = z.infer<typeof labStatusSchema>;
 
-export interface LabExperiment {
-  id: string;
-  targetId: string;
-  targetName: string;
-  createdAt: number;
-  finishedAt: number | null;
-  status: LabStatus;
-  error: string | null;
-  definition: LabExperimentDefinition;
+/** Experiment ids: 12 lowercase letters or digits, also the stored file's name. */
+export const LAB_EXPERIMENT_ID = /^[a-z0-9]{12}$/;
+
+export const labExperimentRecordSchema = z.object({
+  id: z.string().regex(LAB_EXPERIMENT_ID),
+  targetId: z.string(),
+  targetName: z.string(),
+  createdAt: z.number(),
+  finishedAt: z.number().nullable(),
+  status: labStatusSchema,
+  /** Why a failed experiment failed. */
+  error: z.string().nullable(),
+  /** Why a cancelled experiment was cancelled, and by whom (absent in files written before cancel existed). */
+  cancelReason: z.string().nullable().default(null),
+  definition: labExperimentSchema,
   /** Runs planned in execution order: interleaved, A B C A B C … */
-  plannedRuns: number;
-  runs: LabRun[];
-  summary: LabVariantSummary[];
+  plannedRuns: z.number().int(),
+  runs: z.array(labRunSchema),
+  summary: z.array(labVariantSummarySchema),
   /** Caveats that change how to read the numbers, e.g. OS cache warm, fewer than 3 rounds. */
-  notes: string[];
-}
+  notes: z.array(z.string()),
+});
+export type LabExperiment = z.infer<typeof labExperimentRecordSchema>;
 
-export interface LabExperimentListItem {
-  id: string;
-  createdAt: number;
-  status: LabStatus;
-  cacheState: CacheState;
-  variants: string[];
-  rounds: number;
-}
+export const labExperimentListItemSchema = z.object({
+  id: z.string(),
+  createdAt: z.number(),
+  status: labStatusSchema,
+  cacheState: z.enum(CACHE_STATES),
+  variants: z.array(z.string()),
+  rounds: z.number().int(),
+});
+export type LabExperimentListItem = z.infer<typeof labExperimentListItemSchema>;
+export const labExperimentListSchema = z.array(labExperimentListItemSchema);
+
+/** The experiment that holds the lab now, for a banner: it may have restarted the embedded server. */
+export const labActivitySchema = z.object({
+  id: z.string(),
+  /** Server settings the embedded server runs with for the experiment (io_method, io_workers), if any differ. */
+  serverSettings: z.record(z.string(), z.string()),
+  /** The experiment has ended and the lab is putting the server's own settings back. */
+  restoring: z.boolean(),
+});
+export type LabActivity = z.infer<typeof labActivitySchema>;
+
+/** GET /api/lab: whether this process offers the lab, and on what. */
+export const labInfoSchema = z.object({
+  embedded: z.boolean(),
+  /** Why the lab is off here, with how to turn it on; absent when it is on. */
+  unavailable: z.string().optional(),
+  active: labActivitySchema.nullable().default(null),
+});
+export type LabInfo = z.infer<typeof labInfoSchema>;
+
+/** POST /api/lab/experiments answers 202 with the new experiment's id. */
+export const labStartedSchema = z.object({ id: z.string().regex(LAB_EXPERIMENT_ID) });

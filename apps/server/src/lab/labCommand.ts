@@ -1,12 +1,7 @@
 import path from 'node:path';
-import { parseIntoClientConfig } from 'pg-connection-string';
-import { labSummaryToMarkdown } from '@aioscope/core';
-import { REPO_ROOT } from '../config/config.ts';
-import { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
-import { closeSession, describeDatabaseError, openSession } from '../sampler/sessions.ts';
-import { describeConnection } from '../server.ts';
-import { findFreePort } from '../system/processes.ts';
-import type { TargetDefinition } from '../targets/target.ts';
+import { formatLabRunLine, labSummaryToMarkdown, plural } from '@aioscope/core';
+import { DEFAULT_DATA_DIR } from '../config/config.ts';
+import { StartupError, resolveTarget, type ResolvedTarget } from '../targets/resolveTarget.ts';
 import { LAB_HELP, parseLabArgs } from './labArgs.ts';
 import { LabService } from './labService.ts';
 
@@ -28,29 +23,29 @@ export async function runLabCommand(argv: readonly string[]): Promise<number> {
     console.error('aioscope lab: --db must start with postgres:// or postgresql://');
     return 2;
   }
-  const dataDir = path.resolve(args.dataDir ?? path.join(REPO_ROOT, '.aioscope'));
-  let embedded: EmbeddedPostgresServer | null = null;
-  let target: TargetDefinition;
-  if (args.db === null) {
-    console.log('aioscope lab: starting embedded PostgreSQL 18 ...');
-    const port = await findFreePort();
-    embedded = await EmbeddedPostgresServer.start({ rootDir: path.join(dataDir, 'pg18'), port });
-    target = {
-      id: 'embedded',
-      name: 'embedded PostgreSQL 18',
-      kind: 'embedded',
-      clientConfig: embedded.connectionConfig,
-    };
-  } else {
-    const clientConfig = parseIntoClientConfig(args.db);
-    target = { id: 'server', name: describeConnection(clientConfig, process.env), kind: 'external', clientConfig };
-    try {
-      await closeSession(await openSession(clientConfig, { statementTimeoutMs: 5_000, connectTimeoutMs: 5_000 }));
-    } catch (error) {
-      console.error(`aioscope lab: cannot connect to ${target.name}: ${describeDatabaseError(error)}`);
-      return 2;
+  const dataDir = path.resolve(args.dataDir ?? DEFAULT_DATA_DIR);
+  // The same resolution as `start`: the embedded cluster, or a server connected to and checked once.
+  let resolved: ResolvedTarget;
+  try {
+    resolved = await resolveTarget(
+      args.db === null ? { kind: 'embedded' } : { kind: 'url', connectionString: args.db },
+      {
+        dataDir,
+        waitForDb: false,
+        log: {
+          info: (message) => console.log(`aioscope lab: ${message}`),
+          warn: (message) => console.warn(`aioscope lab: ${message}`),
+        },
+      },
+    );
+  } catch (error) {
+    if (error instanceof StartupError) {
+      console.error(`aioscope lab: ${error.message}`);
+      return error.exitCode;
     }
+    throw error;
   }
+  const { definition: target, embedded } = resolved;
 
   const lab = new LabService({
     target,
@@ -59,7 +54,7 @@ export async function runLabCommand(argv: readonly string[]): Promise<number> {
     allowExternal: args.allowLab,
     log: (message) => console.log(`aioscope ${message}`),
   });
-  const stop = (): void => void lab.cancel();
+  const stop = (signal: NodeJS.Signals): void => void lab.cancel(`interrupted (${signal})`);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   try {
@@ -70,29 +65,31 @@ export async function runLabCommand(argv: readonly string[]): Promise<number> {
     }
     console.log(`aioscope lab: experiment ${started.id} on ${target.name}`);
     let printed = 0;
+    // Runs are printed from one place, by one formatter, whether they ended before or after the last tick.
+    const printNewRuns = async (): Promise<void> => {
+      for (const run of (await lab.get(started.id))?.runs.slice(printed) ?? []) {
+        console.log(formatLabRunLine(run));
+        printed++;
+      }
+    };
+    let printing = Promise.resolve();
     const timer = setInterval(() => {
-      void lab.get(started.id).then((experiment) => {
-        for (const run of experiment?.runs.slice(printed) ?? []) {
-          console.log(
-            `  round ${run.round} ${run.variant}: ${run.executionMs.toFixed(1)} ms, ${run.bytesPerRead === null ? '–' : `${(run.bytesPerRead / 1024).toFixed(1)} kB/read`}, io_method ${run.ioMethod ?? '?'}${run.osResidencyBefore === null ? '' : `, OS cache ${(run.osResidencyBefore * 100).toFixed(0)} % before`}`,
-          );
-          printed++;
-        }
-      });
+      printing = printing.then(printNewRuns);
     }, PROGRESS_INTERVAL_MS);
     await lab.settled();
     clearInterval(timer);
+    await printing;
+    await printNewRuns();
     const experiment = await lab.get(started.id);
     if (experiment === null) return 1;
-    for (const run of experiment.runs.slice(printed)) {
-      console.log(`  round ${run.round} ${run.variant}: ${run.executionMs.toFixed(1)} ms`);
-    }
     if (experiment.status !== 'done') {
-      console.error(`aioscope lab: experiment ${experiment.status}: ${experiment.error ?? ''}`);
+      const why = experiment.status === 'cancelled' ? experiment.cancelReason : experiment.error;
+      console.error(`aioscope lab: experiment ${experiment.status}: ${why ?? ''}`);
       return 1;
     }
-    const baseline = experiment.definition.variants[experiment.definition.baseline]?.name ?? 'baseline';
-    const title = `${experiment.definition.cacheState} scans of ${experiment.definition.tableMb} MB, ${experiment.definition.rounds} rounds (${target.name})`;
+    const { definition } = experiment;
+    const baseline = definition.variants[definition.baseline]?.name ?? 'baseline';
+    const title = `${definition.cacheState} scans of ${definition.tableMb} MB, ${plural(definition.rounds, 'round')} (${target.name})`;
     process.stdout.write(`\n${labSummaryToMarkdown(title, experiment.summary, experiment.notes, baseline)}`);
     console.log(`\nsaved: ${path.join(dataDir, 'lab', `${experiment.id}.json`)}`);
     return 0;

@@ -1,17 +1,23 @@
 import type { FastifyInstance } from 'fastify';
-import { labRunsToCsv, labSummaryToMarkdown } from '@aioscope/core';
+import { labRunsToCsv, labSummaryToMarkdown, plural } from '@aioscope/core';
+import { LAB_EXPERIMENT_ID } from '@aioscope/spec';
 import type { LabService } from '../lab/labService.ts';
 
-const ID_PATTERN = /^[a-z0-9]{12}$/;
+const BAD_ID = 'experiment ids are 12 lowercase letters or digits';
+/** What a cancel over REST records as its reason. */
+const REST_CANCEL_REASON = 'cancelled on request (POST /api/lab/experiments/:id/cancel)';
 
 function experimentId(params: unknown): string | null {
   const id = (params as { id?: unknown }).id;
-  return typeof id === 'string' && ID_PATTERN.test(id) ? id : null;
+  return typeof id === 'string' && LAB_EXPERIMENT_ID.test(id) ? id : null;
 }
 
-/** The scan lab over REST: start, follow, list, export. Writes to a database only through LabService's checks. */
+/**
+ * The scan lab over REST: start, follow, cancel, list, export. Writes to a database only through
+ * LabService's checks. Every error is { error } with a sentence a person can act on.
+ */
 export function registerLabRoutes(app: FastifyInstance, lab: LabService): void {
-  app.get('/api/lab', () => ({ embedded: lab.isEmbedded }));
+  app.get('/api/lab', () => lab.info());
 
   app.get('/api/lab/experiments', () => lab.list());
 
@@ -23,15 +29,24 @@ export function registerLabRoutes(app: FastifyInstance, lab: LabService): void {
 
   app.get('/api/lab/experiments/:id', async (request, reply) => {
     const id = experimentId(request.params);
-    if (id === null) return reply.code(400).send({ error: 'experiment ids are 12 lowercase letters or digits' });
+    if (id === null) return reply.code(400).send({ error: BAD_ID });
     const experiment = await lab.get(id);
     return experiment ?? reply.code(404).send({ error: `no experiment ${id}` });
+  });
+
+  /** 200 with the experiment once it has ended as cancelled; 404 unknown id; 409 not running. */
+  app.post('/api/lab/experiments/:id/cancel', async (request, reply) => {
+    const id = experimentId(request.params);
+    if (id === null) return reply.code(400).send({ error: BAD_ID });
+    const result = await lab.cancelExperiment(id, REST_CANCEL_REASON);
+    if (!result.ok) return reply.code(result.status).send({ error: result.error });
+    return result.experiment;
   });
 
   app.get('/api/lab/experiments/:id/export', async (request, reply) => {
     const id = experimentId(request.params);
     const format = (request.query as { format?: unknown }).format;
-    if (id === null) return reply.code(400).send({ error: 'experiment ids are 12 lowercase letters or digits' });
+    if (id === null) return reply.code(400).send({ error: BAD_ID });
     if (format !== 'csv' && format !== 'md') return reply.code(400).send({ error: 'format must be csv or md' });
     const experiment = await lab.get(id);
     if (experiment === null) return reply.code(404).send({ error: `no experiment ${id}` });
@@ -41,8 +56,9 @@ export function registerLabRoutes(app: FastifyInstance, lab: LabService): void {
         .header('content-disposition', `attachment; filename="aioscope-lab-${id}.csv"`)
         .send(labRunsToCsv(experiment.runs));
     }
-    const baseline = experiment.definition.variants[experiment.definition.baseline]?.name ?? 'baseline';
-    const title = `aioscope scan lab ${id}: ${experiment.definition.cacheState}, ${experiment.definition.tableMb} MB, ${experiment.definition.rounds} rounds`;
+    const { definition } = experiment;
+    const baseline = definition.variants[definition.baseline]?.name ?? 'baseline';
+    const title = `aioscope scan lab ${id}: ${definition.cacheState}, ${definition.tableMb} MB, ${plural(definition.rounds, 'round')}`;
     return reply
       .type('text/markdown; charset=utf-8')
       .header('content-disposition', `attachment; filename="aioscope-lab-${id}.md"`)

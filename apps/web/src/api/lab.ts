@@ -5,27 +5,60 @@ import {
   type UseMutationResult,
   type UseQueryResult,
 } from '@tanstack/react-query';
-import type { LabExperiment, LabExperimentInput, LabExperimentListItem } from '@aioscope/spec';
+import {
+  apiErrorSchema,
+  labExperimentListSchema,
+  labExperimentRecordSchema,
+  labInfoSchema,
+  labStartedSchema,
+  type LabExperiment,
+  type LabExperimentInput,
+  type LabExperimentListItem,
+  type LabInfo,
+  type Schema,
+} from '@aioscope/spec';
+import { payloadChecker } from './checkPayload.ts';
 import { queryKeys } from './queryKeys.ts';
-import { fetchJson } from './targets.ts';
+import { fetchChecked } from './targets.ts';
 
 /** A running experiment is followed this often; a finished one is not re-read. */
 const RUNNING_REFRESH_MS = 1_000;
 const LIST_REFRESH_MS = 10_000;
+/** While an experiment holds the lab (and may have restarted the embedded server), the banner follows it. */
+const ACTIVE_REFRESH_MS = 1_000;
 
-export interface LabInfo {
-  embedded: boolean;
-  unavailable?: string;
+/** POST `url` and parse the answer with its spec schema; a 4xx/5xx becomes an Error with the server's sentence. */
+async function postChecked<T>(url: string, schema: Schema<T>, body?: unknown): Promise<T> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      accept: 'application/json',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer: unknown = await response.json().catch(() => null);
+  if (!response.ok) {
+    const error = apiErrorSchema.safeParse(answer);
+    throw new Error(error.success ? error.data.error : `${url}: HTTP ${response.status}`);
+  }
+  const checked = payloadChecker.check(`POST ${url}`, schema, answer);
+  if (checked === undefined) throw new Error(`${url}: the server's answer was not understood (see the console)`);
+  return checked;
 }
 
 export function useLabInfo(): UseQueryResult<LabInfo> {
-  return useQuery({ queryKey: queryKeys.labInfo(), queryFn: () => fetchJson<LabInfo>('/api/lab') });
+  return useQuery({
+    queryKey: queryKeys.labInfo(),
+    queryFn: () => fetchChecked('/api/lab', labInfoSchema),
+    refetchInterval: (query) => ((query.state.data?.active ?? null) !== null ? ACTIVE_REFRESH_MS : LIST_REFRESH_MS),
+  });
 }
 
 export function useLabExperiments(): UseQueryResult<LabExperimentListItem[]> {
   return useQuery({
     queryKey: queryKeys.labExperiments(),
-    queryFn: () => fetchJson<LabExperimentListItem[]>('/api/lab/experiments'),
+    queryFn: () => fetchChecked('/api/lab/experiments', labExperimentListSchema),
     refetchInterval: (query) =>
       query.state.data?.some((item) => item.status === 'running') === true ? RUNNING_REFRESH_MS : LIST_REFRESH_MS,
   });
@@ -34,7 +67,7 @@ export function useLabExperiments(): UseQueryResult<LabExperimentListItem[]> {
 export function useLabExperiment(id: string | null): UseQueryResult<LabExperiment> {
   return useQuery({
     queryKey: queryKeys.labExperiment(id ?? ''),
-    queryFn: () => fetchJson<LabExperiment>(`/api/lab/experiments/${encodeURIComponent(id ?? '')}`),
+    queryFn: () => fetchChecked(`/api/lab/experiments/${encodeURIComponent(id ?? '')}`, labExperimentRecordSchema),
     enabled: id !== null,
     refetchInterval: (query) => (query.state.data?.status === 'running' ? RUNNING_REFRESH_MS : false),
   });
@@ -43,16 +76,24 @@ export function useLabExperiment(id: string | null): UseQueryResult<LabExperimen
 export function useStartExperiment(): UseMutationResult<{ id: string }, Error, LabExperimentInput> {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: async (input: LabExperimentInput) => {
-      const response = await fetch('/api/lab/experiments', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(input),
-      });
-      const body = (await response.json().catch(() => ({}))) as { id?: string; error?: string };
-      if (!response.ok || body.id === undefined) throw new Error(body.error ?? `HTTP ${response.status}`);
-      return { id: body.id };
+    mutationFn: (input: LabExperimentInput) => postChecked('/api/lab/experiments', labStartedSchema, input),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: queryKeys.labExperiments() });
+      void client.invalidateQueries({ queryKey: queryKeys.labInfo() });
     },
-    onSuccess: () => void client.invalidateQueries({ queryKey: queryKeys.labExperiments() }),
+  });
+}
+
+/** Cancels a running experiment; resolves with it once the server has saved it as cancelled. */
+export function useCancelExperiment(): UseMutationResult<LabExperiment, Error, string> {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      postChecked(`/api/lab/experiments/${encodeURIComponent(id)}/cancel`, labExperimentRecordSchema),
+    onSuccess: (experiment) => {
+      client.setQueryData(queryKeys.labExperiment(experiment.id), experiment);
+      void client.invalidateQueries({ queryKey: queryKeys.labExperiments() });
+      void client.invalidateQueries({ queryKey: queryKeys.labInfo() });
+    },
   });
 }

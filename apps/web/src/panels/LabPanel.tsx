@@ -1,9 +1,23 @@
-import { memo, useState, type FormEvent, type ReactNode } from 'react';
-import { LAB_PRESETS, parseVariants } from '@aioscope/core';
-import { CACHE_STATES, type CacheState, type LabExperiment, type TargetSummary } from '@aioscope/spec';
-import { useLabExperiment, useLabExperiments, useLabInfo, useStartExperiment } from '../api/lab.ts';
+import { memo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { LAB_PRESETS, checkLabForm, plural } from '@aioscope/core';
+import {
+  CACHE_STATES,
+  LAB_MAX_ROUNDS,
+  LAB_MAX_TABLE_MB,
+  type CacheState,
+  type LabExperiment,
+  type TargetSummary,
+} from '@aioscope/spec';
+import {
+  useCancelExperiment,
+  useLabExperiment,
+  useLabExperiments,
+  useLabInfo,
+  useStartExperiment,
+} from '../api/lab.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
+import './LabPanel.css';
 
 const CACHE_LABELS: Record<CacheState, string> = {
   cold: 'cold (evict shared buffers and the OS page cache)',
@@ -133,30 +147,116 @@ function ResultTable({ experiment }: { experiment: LabExperiment }): ReactNode {
   );
 }
 
+/** Where the experiment shown stays across reloads: the newest one is shown when none was chosen. */
+const SELECTED_KEY = 'aioscope.lab.selected';
+
+function rememberedSelection(): string | null {
+  try {
+    return sessionStorage.getItem(SELECTED_KEY);
+  } catch {
+    return null; // storage off (private mode, a sandbox): the newest experiment is shown instead
+  }
+}
+
+function rememberSelection(id: string): void {
+  try {
+    sessionStorage.setItem(SELECTED_KEY, id);
+  } catch {
+    // as above
+  }
+}
+
+/** The experiment shown: its status, Cancel while it runs, then its results. */
+function CurrentExperiment({ experiment }: { experiment: LabExperiment }): ReactNode {
+  const cancel = useCancelExperiment();
+  const heading = useRef<HTMLHeadingElement>(null);
+  const running = experiment.status === 'running';
+  const cancelExperiment = (): void => {
+    cancel.mutate(experiment.id, {
+      // The Cancel button goes away with the run: focus moves to the status it changed, not to the page's top.
+      onSuccess: () => heading.current?.focus(),
+    });
+  };
+  return (
+    <div className="lab-current" data-testid="lab-current">
+      <h3 ref={heading} tabIndex={-1}>
+        <span aria-live="polite">
+          {experiment.id}: {experiment.status}
+          {running ? ` · run ${experiment.runs.length + 1} of ${experiment.plannedRuns}` : ''}
+        </span>{' '}
+        {running ? (
+          <a href="#live" className="watch-live">
+            watch it live ↑
+          </a>
+        ) : null}
+      </h3>
+      {running ? (
+        <button type="button" className="lab-cancel" onClick={cancelExperiment} disabled={cancel.isPending}>
+          {cancel.isPending ? 'cancelling …' : 'cancel experiment'}
+        </button>
+      ) : null}
+      {cancel.isError ? (
+        <div className="form-error" role="alert">
+          {cancel.error.message}
+        </div>
+      ) : null}
+      {experiment.status === 'failed' && experiment.error !== null ? (
+        <div className="form-error">{experiment.error}</div>
+      ) : null}
+      {experiment.status === 'cancelled' ? (
+        <p className="lab-cancelled">
+          {experiment.cancelReason ?? 'cancelled'} · {plural(experiment.runs.length, 'run')} of {experiment.plannedRuns}{' '}
+          finished
+        </p>
+      ) : null}
+      {experiment.summary.length > 0 ? (
+        <ResultTable experiment={experiment} />
+      ) : running ? (
+        <EmptyState>first run in progress …</EmptyState>
+      ) : null}
+    </div>
+  );
+}
+
 /** Memoized: it follows its own queries, not the 10 Hz page renders. */
 export const LabPanel = memo(function LabPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
   const info = useLabInfo();
   const list = useLabExperiments();
   const start = useStartExperiment();
-  const [selected, setSelected] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<string | null>(rememberedSelection);
+  const newest = list.data?.[0]?.id ?? null;
+  // A remembered id that is no longer listed (its file was removed) gives way to the newest.
+  const selected =
+    chosen !== null && (list.data === undefined || list.data.some((item) => item.id === chosen)) ? chosen : newest;
   const experiment = useLabExperiment(selected);
   const [variants, setVariants] = useState(LAB_PRESETS[0]?.variants ?? 'eic=1;eic=16;eic=64');
   const [cacheState, setCacheState] = useState<CacheState>('cold');
-  const [rounds, setRounds] = useState(5);
-  const [tableMb, setTableMb] = useState(256);
+  // As typed: a number field being edited may be blank, and blank is not 0.
+  const [rounds, setRounds] = useState('5');
+  const [tableMb, setTableMb] = useState('256');
   const [confirm, setConfirm] = useState('');
+  // From submit until the server names the new experiment, the previous one is not shown as if it were it.
+  const [starting, setStarting] = useState(false);
   const embedded = info.data?.embedded === true;
-  const parsed = parseVariants(variants);
-  const formError = typeof parsed === 'string' ? parsed : parsed.length === 0 ? 'add at least one variant' : null;
-  const running = experiment.data?.status === 'running';
+  const checked = checkLabForm({ variants, cacheState, rounds, tableMb, confirmTarget: embedded ? null : confirm });
+  const formErrors = 'errors' in checked ? checked.errors : [];
+  const running = experiment.data?.status === 'running' || (info.data?.active ?? null) !== null;
+
+  const choose = (id: string): void => {
+    setChosen(id);
+    rememberSelection(id);
+  };
+  // The server's answer belongs to what was submitted: once the form changes it is out of date.
+  const edit = (apply: () => void): void => {
+    start.reset();
+    apply();
+  };
 
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    if (typeof parsed === 'string') return;
-    start.mutate(
-      { tableMb, cacheState, rounds, variants: parsed, ...(embedded ? {} : { confirmTarget: confirm }) },
-      { onSuccess: ({ id }) => setSelected(id) },
-    );
+    if (!('input' in checked)) return;
+    setStarting(true);
+    start.mutate(checked.input, { onSuccess: ({ id }) => choose(id), onSettled: () => setStarting(false) });
   };
 
   return (
@@ -168,10 +268,10 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
       {info.data?.unavailable !== undefined ? (
         <EmptyState>{info.data.unavailable}</EmptyState>
       ) : (
-        <form className="lab-form" onSubmit={submit}>
+        <form className="lab-form" onSubmit={submit} noValidate>
           <label>
             drill
-            <select value={variants} onChange={(e) => setVariants(e.target.value)} aria-label="preset">
+            <select value={variants} onChange={(e) => edit(() => setVariants(e.target.value))} aria-label="preset">
               {LAB_PRESETS.filter((preset) => embedded || !preset.embeddedOnly).map((preset) => (
                 <option key={preset.variants} value={preset.variants}>
                   {preset.label}
@@ -186,8 +286,9 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
             variants
             <input
               value={variants}
-              onChange={(e) => setVariants(e.target.value)}
+              onChange={(e) => edit(() => setVariants(e.target.value))}
               aria-label="variants"
+              aria-invalid={formErrors.length > 0}
               title="eic=N, mic=N, icl=N (blocks), io_method=sync|worker|io_uring, io_workers=N; ';' between variants, ',' within one"
             />
           </label>
@@ -195,7 +296,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
             cache
             <select
               value={cacheState}
-              onChange={(e) => setCacheState(e.target.value as CacheState)}
+              onChange={(e) => edit(() => setCacheState(e.target.value as CacheState))}
               aria-label="cache state"
             >
               {CACHE_STATES.map((state) => (
@@ -209,10 +310,11 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
             rounds
             <input
               type="number"
+              inputMode="numeric"
               min={1}
-              max={20}
+              max={LAB_MAX_ROUNDS}
               value={rounds}
-              onChange={(e) => setRounds(Number(e.target.value))}
+              onChange={(e) => edit(() => setRounds(e.target.value))}
               aria-label="rounds"
             />
           </label>
@@ -220,64 +322,56 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
             table MB
             <input
               type="number"
+              inputMode="numeric"
               min={16}
-              max={4096}
+              max={LAB_MAX_TABLE_MB}
               value={tableMb}
-              onChange={(e) => setTableMb(Number(e.target.value))}
+              onChange={(e) => edit(() => setTableMb(e.target.value))}
               aria-label="table size in MB"
             />
           </label>
           {embedded ? null : (
             <label className="lab-confirm">
               type the server&apos;s name to confirm: <code>{target?.name}</code>
-              <input value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-label="confirm server name" />
+              <input
+                value={confirm}
+                onChange={(e) => edit(() => setConfirm(e.target.value))}
+                aria-label="confirm server name"
+              />
             </label>
           )}
-          <button type="submit" disabled={formError !== null || start.isPending || running}>
+          <button type="submit" disabled={formErrors.length > 0 || start.isPending || running}>
             {running ? 'running …' : 'run experiment'}
           </button>
           <span className="lab-hint">
             Rounds run interleaved (A B C A B C …)
             {embedded ? '; io_method and io_workers variants restart the embedded server' : ''}.
           </span>
-          {formError !== null ? <div className="form-error">{formError}</div> : null}
-          {start.isError ? (
-            <div className="form-error" role="alert">
-              {start.error.message}
-            </div>
-          ) : null}
+          {/* One place for what is wrong now: the form's own problems, else the server's answer to the last submit. */}
+          <div className="form-error" role="alert" data-testid="lab-form-error">
+            {formErrors.length > 0
+              ? formErrors.map((error) => <div key={error}>{error}</div>)
+              : start.isError
+                ? start.error.message
+                : null}
+          </div>
         </form>
       )}
-      {experiment.data ? (
-        <div className="lab-current" data-testid="lab-current">
-          <h3>
-            {experiment.data.id}: {experiment.data.status}
-            {experiment.data.status === 'running'
-              ? ` · run ${experiment.data.runs.length + 1} of ${experiment.data.plannedRuns}`
-              : ''}{' '}
-            {experiment.data.status === 'running' ? (
-              <a href="#live" className="watch-live">
-                watch it live ↑
-              </a>
-            ) : null}
-          </h3>
-          {experiment.data.error ? <div className="form-error">{experiment.data.error}</div> : null}
-          {experiment.data.summary.length > 0 ? (
-            <ResultTable experiment={experiment.data} />
-          ) : (
-            <EmptyState>first run in progress …</EmptyState>
-          )}
-        </div>
-      ) : null}
+      {experiment.data && !starting ? <CurrentExperiment experiment={experiment.data} /> : null}
       {(list.data ?? []).length > 0 ? (
         <div className="lab-history">
           <h3>experiments</h3>
           <ul>
             {(list.data ?? []).map((item) => (
               <li key={item.id}>
-                <button type="button" className="link" onClick={() => setSelected(item.id)}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => choose(item.id)}
+                  aria-current={item.id === selected ? 'true' : undefined}
+                >
                   {new Date(item.createdAt).toLocaleString()} · {item.cacheState} · {item.variants.join(' / ')} ·{' '}
-                  {item.rounds} rounds · {item.status}
+                  {plural(item.rounds, 'round')} · {item.status}
                 </button>
               </li>
             ))}
