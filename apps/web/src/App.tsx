@@ -58,7 +58,7 @@ export function App(): ReactNode {
   const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
   const deltas = store.deltas.slice();
   const latest = frames[frames.length - 1];
-  const processes = store.processes;
+  const processRows = store.processRows;
 
   return (
     <ThemeContext.Provider value={theme}>
@@ -92,7 +92,7 @@ export function App(): ReactNode {
         </section>
         <section className="panels panels-split">
           <ProcessesPanel
-            processes={processes}
+            rows={processRows}
             target={target}
             serverNow={Math.floor(serverNow / 1000) * 1000}
             selectedPid={selectedPid}
@@ -100,7 +100,7 @@ export function App(): ReactNode {
           />
           <ProcessDetailPanel
             pid={selectedPid}
-            process={processes.find((process) => process.pid === selectedPid)}
+            process={processRows.find((row) => row.process.pid === selectedPid)?.process}
             frames={frames}
             domain={domain}
             bucketMs={bucketMs}

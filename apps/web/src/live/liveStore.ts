@@ -1,4 +1,5 @@
 import { appendBounded, trimBefore } from '@aioscope/core';
+import { stableProcessRows, type ProcessRow } from './stableProcesses.ts';
 import type { IoStatDelta, LiveFrame, LiveSnapshot, ProcessView, ScanView, TargetStatus } from '@aioscope/spec';
 
 /** The rolling window every panel shows. */
@@ -30,6 +31,8 @@ export class LiveStore {
   deltas: IoStatDelta[] = [];
   status: TargetStatus | null = null;
   processes: ProcessView[] = [];
+  /** The processes table in a stable order, with processes that just left kept dimmed. */
+  processRows: ProcessRow[] = [];
   /** The scan map as of the newest frame that carried it. */
   scans: ScanView[] = [];
   socketState: SocketState = 'connecting';
@@ -66,6 +69,11 @@ export class LiveStore {
     this.deltas = keepBefore(this.deltas, snapshot.ioDeltas).slice(-MAX_CLIENT_DELTAS);
     this.status = snapshot.status;
     this.processes = snapshot.processes;
+    this.processRows = stableProcessRows(
+      this.processRows,
+      snapshot.processes,
+      snapshot.frames[snapshot.frames.length - 1]?.t ?? 0,
+    );
     this.scans = [...this.frames].reverse().find((frame) => frame.scans !== undefined)?.scans ?? [];
     const newest = this.frames[this.frames.length - 1];
     if (newest !== undefined) this.noteReceived(newest.t);
@@ -85,8 +93,10 @@ export class LiveStore {
     this.changed();
   }
 
-  setProcesses(processes: ProcessView[]): void {
+  /** `t`: the server time of the sample the list comes from. */
+  setProcesses(processes: ProcessView[], t: number): void {
     this.processes = processes;
+    this.processRows = stableProcessRows(this.processRows, processes, t);
     this.changed();
   }
 

@@ -50,7 +50,7 @@ export function useLiveTarget(targetId: string | null): LiveStore {
       if (event.targetId === targetId) store.addDelta(event.delta);
     });
     onChecked(socket, 'processes', (event) => {
-      if (event.targetId === targetId) store.setProcesses(event.processes);
+      if (event.targetId === targetId) store.setProcesses(event.processes, event.t);
     });
     onChecked(socket, 'status', (event) => {
       if (event.targetId === targetId) store.setStatus(event.status);

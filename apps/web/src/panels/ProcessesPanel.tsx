@@ -1,10 +1,12 @@
 import { memo, type ReactNode } from 'react';
 import type { ProcessView, TargetSummary } from '@aioscope/spec';
+import type { ProcessRow } from '../live/stableProcesses.ts';
 import { formatAge, formatBytes } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 
 export interface ProcessesPanelProps {
-  processes: readonly ProcessView[];
+  /** In a stable order, with processes that just left kept (dimmed) for a few seconds. */
+  rows: readonly ProcessRow[];
   target: TargetSummary | undefined;
   /** The server's "now", epoch ms, for time in statement. */
   serverNow: number;
@@ -18,7 +20,7 @@ function limitText(process: ProcessView): string {
 
 /** Memoized: its inputs change twice a second (processes) and once a second (serverNow, rounded by the caller). */
 export const ProcessesPanel = memo(function ProcessesPanel({
-  processes,
+  rows,
   target,
   serverNow,
   selectedPid,
@@ -30,7 +32,7 @@ export const ProcessesPanel = memo(function ProcessesPanel({
       testId="panel-processes"
       source="pg_stat_activity joined with pg_aios by pid, refreshed twice a second · io workers and background processes included"
     >
-      {processes.length === 0 ? (
+      {rows.length === 0 ? (
         <EmptyState>No process has reads in flight or waits on I/O right now.</EmptyState>
       ) : (
         <div className="table-wrap">
@@ -50,12 +52,15 @@ export const ProcessesPanel = memo(function ProcessesPanel({
               </tr>
             </thead>
             <tbody>
-              {processes.map((process) => (
+              {rows.map(({ process, gone }) => (
                 <tr
                   key={process.pid}
-                  className={process.pid === selectedPid ? 'selected' : undefined}
+                  className={
+                    [process.pid === selectedPid ? 'selected' : '', gone ? 'gone' : ''].join(' ').trim() || undefined
+                  }
                   onClick={() => onSelectPid(process.pid)}
                   data-testid={`process-row-${process.pid}`}
+                  aria-label={gone ? `pid ${process.pid}: no I/O in the last seconds` : undefined}
                 >
                   <td className="num">
                     <button type="button" className="link" onClick={() => onSelectPid(process.pid)}>
@@ -100,7 +105,8 @@ export const ProcessesPanel = memo(function ProcessesPanel({
         Limits are the server&apos;s settings (
         {target?.server?.settings.find((s) => s.name === 'effective_io_concurrency')?.display ?? '?'} effective /{' '}
         {target?.server?.settings.find((s) => s.name === 'maintenance_io_concurrency')?.display ?? '?'} maintenance I/O
-        concurrency); a session that SET its own is not visible to SQL. Select a row for its timeline and counters.
+        concurrency); a session that SET its own is not visible to SQL. A dimmed row has had no I/O for a moment and
+        leaves after 5 s. Select a row for its timeline and counters.
       </p>
     </Panel>
   );
