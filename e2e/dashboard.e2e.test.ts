@@ -123,6 +123,25 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     await dashboard.page.getByTestId('process-query').waitFor();
     expect(await dashboard.processQuery()).toMatch(/SELECT count\(\*\)/);
     await dashboard.screenshotWholePage(path.join(ARTIFACTS, 'triage-dark.png'));
+
+    // An io worker's detail: what is known of it (busy share, its waits), not an empty reads chart.
+    const workerPid = await dashboard.selectProcessOfType('io worker');
+    await dashboard.waitUntil(
+      'the io worker detail',
+      async () => (await dashboard.processDetailTitle()).includes(`${workerPid} · io worker`),
+      10_000,
+    );
+    const workerDetail = dashboard.page.getByTestId('panel-process-detail');
+    expect(await workerDetail.getByTestId('worker-busy').innerText()).toMatch(/\d+(\.\d+)? %/);
+    expect(await workerDetail.innerText()).toMatch(/PostgreSQL does not say/);
+    expect(await workerDetail.innerText()).not.toMatch(/pg_stat_get_backend_io/);
+    // Escape closes the detail.
+    await dashboard.page.keyboard.press('Escape');
+    await dashboard.waitUntil(
+      'the detail to close on Escape',
+      async () => (await dashboard.processDetailTitle()) === 'Process detail',
+      5_000,
+    );
     expect(consoleErrors).toEqual([]);
     await context.close();
   });

@@ -57,8 +57,13 @@ export class DashboardPage {
   }
 
   /** Selects the first client backend in the processes table and returns its pid. */
-  async selectClientBackend(): Promise<number> {
-    const row = this.page.locator('[data-testid^="process-row-"]', { hasText: 'client backend' }).first();
+  selectClientBackend(): Promise<number> {
+    return this.selectProcessOfType('client backend');
+  }
+
+  /** Selects the first process of a backend type in the processes table and returns its pid. */
+  async selectProcessOfType(backendType: string): Promise<number> {
+    const row = this.page.locator('[data-testid^="process-row-"]', { hasText: backendType }).first();
     await row.waitFor();
     const testId = (await row.getAttribute('data-testid')) ?? '';
     // Click that pid's row, not "the first client backend" again: the table re-sorts twice a
@@ -106,7 +111,16 @@ export class DashboardPage {
     await lab.getByLabel('variants').fill(options.variants);
     await lab.getByLabel('rounds').fill(String(options.rounds));
     await lab.getByLabel('table size in MB').fill(String(options.tableMb));
+    // The panel may still show an earlier experiment (it is kept across reloads): wait for the
+    // new one to replace it, so a later "done" is this experiment's.
+    const heading = this.page.getByTestId('lab-current').getByRole('heading');
+    const before = (await heading.count()) > 0 ? await heading.innerText() : null;
     await lab.getByRole('button', { name: 'run experiment' }).click();
+    await this.waitUntil(
+      'the new experiment in the lab panel',
+      async () => (await heading.count()) > 0 && (await heading.innerText()) !== before,
+      30_000,
+    );
   }
 
   async waitForExperimentDone(timeoutMs: number): Promise<void> {

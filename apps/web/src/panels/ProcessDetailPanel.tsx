@@ -1,12 +1,52 @@
-import { useMemo, type ReactNode } from 'react';
-import { bucketize, type BucketRow } from '@aioscope/core';
+import { useEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
+import { bucketize, busyShare, emptyTally, tallyFrame, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, ProcessView, TargetSummary } from '@aioscope/spec';
 import { useProcessDetail } from '../api/targetDetails.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
-import { formatBytes, formatNumber } from '../format.ts';
+import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 
 const SERIES: Series[] = [{ key: 'reads', label: 'reads in flight', color: 'var(--series-1)' }];
+const WORKER_SERIES: Series[] = [{ key: 'busy', label: 'busy (any wait but IoWorkerMain)', color: 'var(--series-3)' }];
+
+/** What an io worker waited on while busy over the frames, most frequent first. */
+function workerWaits(frames: readonly LiveFrame[], pid: number): { event: string; samples: number }[] {
+  const counts = new Map<string, number>();
+  for (const frame of frames) {
+    const worker = frame.ioWorkers.find((candidate) => candidate.pid === pid);
+    if (worker?.busy !== true) continue;
+    const event = worker.waitEvent ?? 'running (no wait)';
+    counts.set(event, (counts.get(event) ?? 0) + 1);
+  }
+  return [...counts.entries()].map(([event, samples]) => ({ event, samples })).sort((a, b) => b.samples - a.samples);
+}
+
+/** Brings the detail into view when a process is selected far from it (a long page, a narrow screen). */
+function useRevealOnSelect(pid: number | null): RefObject<HTMLDivElement | null> {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = ref.current;
+    if (pid === null || element === null) return;
+    const box = element.getBoundingClientRect();
+    if (box.top < 0 || box.top > window.innerHeight - 80)
+      element.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  }, [pid]);
+  return ref;
+}
+
+/** Escape closes the detail (unless something inside a form or an explanation took it first). */
+function useEscapeToClose(active: boolean, onClose: () => void): void {
+  useEffect(() => {
+    if (!active) return undefined;
+    const onKey = (event: KeyboardEvent): void => {
+      const target = event.target as HTMLElement | null;
+      if (event.key !== 'Escape' || (target?.closest('input, select, textarea') ?? null) !== null) return;
+      onClose();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [active, onClose]);
+}
 
 export interface ProcessDetailPanelProps {
   pid: number | null;
@@ -28,6 +68,11 @@ export function ProcessDetailPanel({
   onClose,
 }: ProcessDetailPanelProps): ReactNode {
   const detail = useProcessDetail(target?.id, pid);
+  const revealRef = useRevealOnSelect(pid);
+  useEscapeToClose(pid !== null, onClose);
+  const isIoWorker =
+    process?.backendType === 'io worker' ||
+    (pid !== null && frames[frames.length - 1]?.ioWorkers.some((worker) => worker.pid === pid) === true);
   const rows: BucketRow[] = useMemo(
     () =>
       pid === null
@@ -36,13 +81,18 @@ export function ProcessDetailPanel({
             fromT: domain[0],
             toT: domain[1],
             bucketMs,
-            reduce: (bucket) => ({
-              reads: bucket.reduce((sum, frame) => sum + (frame.byProcess[pid]?.[0] ?? 0), 0) / bucket.length,
-            }),
-            empty: { reads: null },
+            reduce: isIoWorker
+              ? (bucket) => ({
+                  busy: busyShare(bucket.reduce((tally, frame) => tallyFrame(tally, frame, pid), emptyTally())),
+                })
+              : (bucket) => ({
+                  reads: bucket.reduce((sum, frame) => sum + (frame.byProcess[pid]?.[0] ?? 0), 0) / bucket.length,
+                }),
+            empty: isIoWorker ? { busy: null } : { reads: null },
           }),
-    [frames, domain, bucketMs, pid],
+    [frames, domain, bucketMs, pid, isIoWorker],
   );
+  const waits = useMemo(() => (pid !== null && isIoWorker ? workerWaits(frames, pid) : []), [frames, pid, isIoWorker]);
   if (pid === null) {
     return (
       <Panel title="Process detail" testId="panel-process-detail" source="select a process or a scan">
@@ -52,74 +102,136 @@ export function ProcessDetailPanel({
       </Panel>
     );
   }
-  return (
-    <Panel
-      title={`Process ${pid}${process ? ` · ${process.backendType}` : ''}`}
-      testId="panel-process-detail"
-      source={`timeline: pg_aios at ${target?.sampleRateHz ?? 0} Hz · counters: pg_stat_get_backend_io(${pid}) · query: pg_stat_activity`}
-    >
-      <button type="button" className="close" onClick={onClose} aria-label="close process detail">
-        close
-      </button>
-      <TimeSeriesChart
-        ariaLabel={`reads in flight of process ${pid}`}
-        rows={rows}
-        series={SERIES}
-        kind="stackedArea"
-        domain={domain}
-        yLabel="reads"
-        formatY={(value) => formatNumber(value, 1)}
-        height={140}
-      />
-      {detail.isError ? (
-        <EmptyState>{detail.error.message}</EmptyState>
-      ) : detail.data === undefined ? (
-        <EmptyState>Loading …</EmptyState>
-      ) : (
-        <>
-          <pre className="query-full" data-testid="process-query">
-            {detail.data.query ?? '(no query)'}
-          </pre>
-          {detail.data.backendIo === null ? (
-            <p className="caveat">{detail.data.backendIoUnavailable}</p>
+  if (isIoWorker) {
+    const busy = busyShare(frames.reduce((tally, frame) => tallyFrame(tally, frame, pid), emptyTally()));
+    const busySamples = waits.reduce((sum, wait) => sum + wait.samples, 0);
+    return (
+      <div ref={revealRef} className="reveal-anchor">
+        <Panel
+          title={`Process ${pid} · io worker`}
+          testId="panel-process-detail"
+          source={`pg_stat_activity wait_event of this io worker at ${target?.sampleRateHz ?? 0} Hz, last 60 s`}
+        >
+          <button type="button" className="close" onClick={onClose} aria-label="close process detail">
+            close
+          </button>
+          <p>
+            Busy in <strong data-testid="worker-busy">{formatPercent(busy)}</strong> of the samples of the last 60 s
+            (busy: any wait but IoWorkerMain, its idle loop).
+          </p>
+          <TimeSeriesChart
+            ariaLabel={`busy share of io worker ${pid}`}
+            rows={rows}
+            series={WORKER_SERIES}
+            kind="stackedArea"
+            domain={domain}
+            yLabel="busy"
+            yDomain={[0, 1]}
+            unit=""
+            formatY={(value) => formatPercent(value)}
+            height={140}
+          />
+          {waits.length === 0 ? (
+            <p className="caveat">Not seen busy in the last 60 s.</p>
           ) : (
-            <table className="counters" data-testid="process-counters">
+            <table className="counters" data-testid="worker-waits">
               <thead>
                 <tr>
-                  <th>object</th>
-                  <th>context</th>
-                  <th>reads</th>
-                  <th>bytes</th>
-                  <th>bytes / read</th>
-                  <th>read time</th>
+                  <th>while busy, waiting on</th>
+                  <th>samples</th>
+                  <th>share</th>
                 </tr>
               </thead>
               <tbody>
-                {detail.data.backendIo.length === 0 ? (
-                  <tr>
-                    <td colSpan={6}>no reads counted yet</td>
+                {waits.map((wait) => (
+                  <tr key={wait.event}>
+                    <td>{wait.event}</td>
+                    <td className="num">{formatNumber(wait.samples, 0)}</td>
+                    <td className="num">{formatPercent(wait.samples / busySamples)}</td>
                   </tr>
-                ) : (
-                  detail.data.backendIo.map((row) => (
-                    <tr key={`${row.object}/${row.context}`}>
-                      <td>{row.object}</td>
-                      <td>{row.context}</td>
-                      <td className="num">{formatNumber(row.reads, 0)}</td>
-                      <td className="num">{formatBytes(row.readBytes)}</td>
-                      <td className="num">{row.reads > 0 ? formatBytes(row.readBytes / row.reads) : '–'}</td>
-                      <td className="num">{formatNumber(row.readTimeMs, 0)} ms</td>
-                    </tr>
-                  ))
-                )}
+                ))}
               </tbody>
             </table>
           )}
           <p className="caveat">
-            Per-backend counters are cumulative since the process started and, like pg_stat_io, only include statements
-            that have ended (a running scan appears after it finishes).
+            What it read: PostgreSQL does not say. pg_aios names the backend that issued each read, not the io worker
+            that runs it, and PostgreSQL keeps no per-backend I/O counters for io workers. DataFileRead here is the
+            worker running a read; the scans it served are on the scan map under their backends.
           </p>
-        </>
-      )}
-    </Panel>
+        </Panel>
+      </div>
+    );
+  }
+  return (
+    <div ref={revealRef} className="reveal-anchor">
+      <Panel
+        title={`Process ${pid}${process ? ` · ${process.backendType}` : ''}`}
+        testId="panel-process-detail"
+        source={`timeline: pg_aios at ${target?.sampleRateHz ?? 0} Hz · counters: pg_stat_get_backend_io(${pid}) · query: pg_stat_activity`}
+      >
+        <button type="button" className="close" onClick={onClose} aria-label="close process detail">
+          close
+        </button>
+        <TimeSeriesChart
+          ariaLabel={`reads in flight of process ${pid}`}
+          rows={rows}
+          series={SERIES}
+          kind="stackedArea"
+          domain={domain}
+          yLabel="reads"
+          formatY={(value) => formatNumber(value, 1)}
+          height={140}
+        />
+        {detail.isError ? (
+          <EmptyState>{detail.error.message}</EmptyState>
+        ) : detail.data === undefined ? (
+          <EmptyState>Loading …</EmptyState>
+        ) : (
+          <>
+            <pre className="query-full" data-testid="process-query">
+              {detail.data.query ?? '(no query)'}
+            </pre>
+            {detail.data.backendIo === null ? (
+              <p className="caveat">{detail.data.backendIoUnavailable}</p>
+            ) : (
+              <table className="counters" data-testid="process-counters">
+                <thead>
+                  <tr>
+                    <th>object</th>
+                    <th>context</th>
+                    <th>reads</th>
+                    <th>bytes</th>
+                    <th>bytes / read</th>
+                    <th>read time</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {detail.data.backendIo.length === 0 ? (
+                    <tr>
+                      <td colSpan={6}>no reads counted yet</td>
+                    </tr>
+                  ) : (
+                    detail.data.backendIo.map((row) => (
+                      <tr key={`${row.object}/${row.context}`}>
+                        <td>{row.object}</td>
+                        <td>{row.context}</td>
+                        <td className="num">{formatNumber(row.reads, 0)}</td>
+                        <td className="num">{formatBytes(row.readBytes)}</td>
+                        <td className="num">{row.reads > 0 ? formatBytes(row.readBytes / row.reads) : '–'}</td>
+                        <td className="num">{formatNumber(row.readTimeMs, 0)} ms</td>
+                      </tr>
+                    ))
+                  )}
+                </tbody>
+              </table>
+            )}
+            <p className="caveat">
+              Per-backend counters are cumulative since the process started and, like pg_stat_io, only include
+              statements that have ended (a running scan appears after it finishes).
+            </p>
+          </>
+        )}
+      </Panel>
+    </div>
   );
 }
