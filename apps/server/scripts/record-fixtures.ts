@@ -14,7 +14,8 @@ import {
   STAT_IO_SQL_18,
 } from '@aioscope/core';
 import { REPO_ROOT } from '../src/config/config.ts';
-import { DEMO_TABLE, ensureDemoTable, makeDemoTableCold } from '../src/demo/demoTable.ts';
+import { DEMO_TABLE } from '@aioscope/core';
+import { ensureDemoTable, makeDemoTableCold } from '../src/demo/demoTable.ts';
 import { connect, startTestPostgres } from '../test/support/testPostgres.ts';
 
 const FIXTURES = path.join(REPO_ROOT, 'packages/core/fixtures');

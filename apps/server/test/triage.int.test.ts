@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import type { IoStatDelta, LiveFrame, ProcessView, ScanView } from '@aioscope/spec';
-import {
-  DEMO_TABLE,
-  describeDemoTable,
-  ensureDemoTable,
-  makeDemoTableCold,
-  type DemoTableInfo,
-} from '../src/demo/demoTable.ts';
+import { DEMO_TABLE } from '@aioscope/core';
+import { describeDemoTable, ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';

@@ -20,3 +20,4 @@ export * from './ioMethod.ts';
 export * from './labSql.ts';
 export * from './labPolicy.ts';
 export * from './labForm.ts';
+export * from './demoSql.ts';

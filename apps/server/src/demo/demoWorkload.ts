@@ -1,19 +1,10 @@
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
-import { DEMO_TABLE, makeDemoTableCold, type DemoTableInfo } from './demoTable.ts';
+import { DEMO_SCANNER_SETTINGS_SQL, DEMO_SCANS } from '@aioscope/core';
+import { makeDemoTableCold, type DemoTableInfo } from './demoTable.ts';
 
 /** Concurrent scanners per burst: two processes reading at once make worker sharing visible. */
 export const DEMO_SCANNERS = 2;
-/**
- * Two kinds of scan side by side: one I/O-bound (reads as fast as storage allows), one CPU-bound
- * (an md5 per row), whose completed reads wait in pg_aios for the backend to reach them, so its
- * look-ahead and progress are easy to follow on the scan map.
- */
-export const DEMO_SCANS = [
-  `SELECT count(*) FROM ${DEMO_TABLE}`,
-  `SELECT count(*) FILTER (WHERE md5(repeat(payload, 4)) LIKE '00%') FROM ${DEMO_TABLE}`,
-];
-
 /** Pause between bursts, so a newcomer sees reads start and stop. */
 export const DEMO_PAUSE_MS = 1_500;
 
@@ -68,11 +59,10 @@ export class DemoWorkload {
     const client = new pg.Client({ ...this.clientConfig, application_name: `aioscope demo ${name}` });
     client.on('error', () => undefined);
     await client.connect();
-    // One process per scan: parallel workers would split it and blur the picture.
-    await client.query('SET max_parallel_workers_per_gather = 0');
-    // Each scan reads the table itself from block 0: a synchronized scan would ride the other's
-    // buffers (hits, no I/O of its own) for part of its way.
-    await client.query('SET synchronize_seqscans = off');
+    // One process per scan: parallel workers would split it and blur the picture. Each scan reads
+    // the table itself from block 0: a synchronized scan would ride the other's buffers (hits, no
+    // I/O of its own) for part of its way.
+    for (const sql of DEMO_SCANNER_SETTINGS_SQL) await client.query(sql);
     this.sessions.push(client);
     return client;
   }
