@@ -1,25 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { buildLiveFrame, ioKey, parseAioRow, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
+import { ioKey, parseAioRow, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
 import { summarizeLiveWindow } from './window.ts';
-import { loadFixture } from './testFixtures.ts';
+import { framesOfRows, loadFixture } from './testFixtures.ts';
 
 const fixture = loadFixture<{ idle: FastTickQueryRow; duringScan: FastTickQueryRow[]; withoutAios: FastTickQueryRow }>(
   'pg18-fast-tick.json',
 );
 
-function framesOf(rows: FastTickQueryRow[]) {
-  let previous = new Set<string>();
-  return rows.map((row) => {
-    const built = buildLiveFrame(parseFastTickRow(row), {
-      previousIoKeys: previous,
-      sampleMs: 1,
-      skippedTicks: 0,
-      ioMethod: 'worker',
-    });
-    previous = built.ioKeys;
-    return built.frame;
-  });
-}
+const framesOf = (rows: FastTickQueryRow[]): ReturnType<typeof framesOfRows> => framesOfRows(rows);
 
 describe('parseFastTickRow (recorded on PostgreSQL 18)', () => {
   it('reads an idle server: no reads, every io worker idle in IoWorkerMain', () => {

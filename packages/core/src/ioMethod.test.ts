@@ -1,26 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { buildLiveFrame, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
+import type { FastTickQueryRow } from './fastTick.ts';
 import { ioMethodOf, relevantWaitEvents, settingApplies, stateGroups } from './ioMethod.ts';
-import { loadFixture } from './testFixtures.ts';
+import { framesOfRows, loadFixture } from './testFixtures.ts';
 
 // PostgreSQL 18.6 with io_method = io_uring during a cold parallel scan (shared/fixtures/servers).
 const ioUring = loadFixture<{ ticksDuringColdScan: FastTickQueryRow[]; settings: { name: string; setting: string }[] }>(
   'servers/pg18.6-io_uring.json',
 );
 
-function framesOf(rows: FastTickQueryRow[], ioMethod: string): ReturnType<typeof buildLiveFrame>['frame'][] {
-  let previous = new Set<string>();
-  return rows.map((row) => {
-    const built = buildLiveFrame(parseFastTickRow(row), {
-      previousIoKeys: previous,
-      sampleMs: 1,
-      skippedTicks: 0,
-      ioMethod,
-    });
-    previous = built.ioKeys;
-    return built.frame;
-  });
-}
+const framesOf = (rows: FastTickQueryRow[], ioMethod: string): ReturnType<typeof framesOfRows> =>
+  framesOfRows(rows, ioMethod);
 
 describe('io_method decides what a state means (recorded io_uring server)', () => {
   const method = ioMethodOf(ioUring.settings.find((s) => s.name === 'io_method')?.setting);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveFrame } from '@aioscope/spec';
-import { buildLiveFrame, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
+import type { FastTickQueryRow } from './fastTick.ts';
 import { workerVerdict } from './saturation.ts';
-import { loadFixture } from './testFixtures.ts';
+import { framesOfRows, loadFixture } from './testFixtures.ts';
 
 function frame(t: number, busy: boolean[], backlog: number, waits: Record<string, number> = {}): LiveFrame {
   return {
@@ -40,17 +40,7 @@ describe('workerVerdict', () => {
 
   it('says keeping up for the recorded cold scan (workers mostly idle on fast storage)', () => {
     const fixture = loadFixture<{ duringScan: FastTickQueryRow[] }>('pg18-fast-tick.json');
-    let previous = new Set<string>();
-    const frames = fixture.duringScan.map((row) => {
-      const built = buildLiveFrame(parseFastTickRow(row), {
-        previousIoKeys: previous,
-        sampleMs: 1,
-        skippedTicks: 0,
-        ioMethod: 'worker',
-      });
-      previous = built.ioKeys;
-      return built.frame;
-    });
+    const frames = framesOfRows(fixture.duringScan);
     const verdict = workerVerdict(frames, 'worker');
     expect(['keeping up', 'busy']).toContain(verdict.level);
     expect(verdict.evidence[0]).toMatch(/3 io workers busy in \d+ %/);

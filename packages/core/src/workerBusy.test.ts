@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { buildLiveFrame, parseFastTickRow, type FastTickQueryRow } from './fastTick.ts';
-import { loadFixture } from './testFixtures.ts';
+import type { FastTickQueryRow } from './fastTick.ts';
+import { framesOfRows, loadFixture } from './testFixtures.ts';
 import { summarizeLiveWindow } from './window.ts';
 import { busyShare, busyShareByWorker, emptyTally, tallyFrame } from './workerBusy.ts';
 
 const fixture = loadFixture<{ idle: FastTickQueryRow; duringScan: FastTickQueryRow[] }>('pg18-fast-tick.json');
 
-function framesOf(rows: FastTickQueryRow[]): ReturnType<typeof buildLiveFrame>['frame'][] {
-  let previous = new Set<string>();
-  return rows.map((row) => {
-    const built = buildLiveFrame(parseFastTickRow(row), {
-      previousIoKeys: previous,
-      sampleMs: 1,
-      skippedTicks: 0,
-      ioMethod: 'worker',
-    });
-    previous = built.ioKeys;
-    return built.frame;
-  });
-}
+const framesOf = (rows: FastTickQueryRow[]): ReturnType<typeof framesOfRows> => framesOfRows(rows);
 
 describe('io worker busy share (recorded on PostgreSQL 18)', () => {
   const frames = framesOf([fixture.idle, ...fixture.duringScan]);
