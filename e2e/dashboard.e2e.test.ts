@@ -34,7 +34,7 @@ async function buildWebWithEnvironment(extra: Record<string, string>): Promise<{
     };
   } finally {
     for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
+      if (value === undefined) Reflect.deleteProperty(process.env, name);
       else process.env[name] = value;
     }
   }

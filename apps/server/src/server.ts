@@ -14,7 +14,6 @@ import { WEB_ROOT } from './webRoot.ts';
 export { StartupError, type Logger } from './targets/resolveTarget.ts';
 export { WEB_ROOT } from './webRoot.ts';
 
-
 export interface RunningAioscope {
   url: string;
   app: FastifyInstance;

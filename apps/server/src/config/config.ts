@@ -169,9 +169,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     sampleRateHz: values.rate ?? DEFAULT_SAMPLE_RATE_HZ,
     demoWorkload: values.demo ?? true,
     demoTableMb: values['demo-table-mb'] ?? DEFAULT_DEMO_TABLE_MB,
-    dataDir: path.resolve(
-      typeof values['data-dir'] === 'string' ? values['data-dir'] : DEFAULT_DATA_DIR,
-    ),
+    dataDir: path.resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : DEFAULT_DATA_DIR),
     logLevel: values['log-level'] ?? 'info',
     allowLab: values['allow-lab'] === true,
     waitForDb: values['wait-for-db'] === true,

@@ -1,4 +1,3 @@
-
 // The global performance clock (not node:perf_hooks' binding), so tests can fake it with the timers.
 export interface TickerOptions {
   intervalMs: number;
