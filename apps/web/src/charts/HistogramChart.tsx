@@ -1,7 +1,9 @@
 import { memo, useMemo, useRef } from 'react';
 import { Bar, BarChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ReferenceMark } from './TimeSeriesChart.tsx';
+import { drawDue, type LastDrawing } from './drawSchedule.ts';
 import { useChartBox } from './useChartBox.ts';
+import { usePrintRequests } from './usePrintRequests.ts';
 
 export interface HistogramChartProps {
   bins: { x: number; count: number }[];
@@ -17,17 +19,30 @@ const AXIS_TICK = { fill: 'var(--muted)', fontSize: 11 };
 
 /**
  * One wrapper for histograms: categorical bins on x, counts on y, reference lines at x values.
- * SVG (recharts): callers redraw it about once a second, and it keeps its last drawing while
- * scrolled out of view.
+ * SVG (recharts): callers redraw it about once a second; out of view it takes new bins only
+ * every few seconds (drawSchedule.ts), and at once when it comes back into view or before printing.
  */
 export const HistogramChart = memo(function HistogramChart(props: HistogramChartProps) {
   const { bins, xLabel, yLabel, formatX, height = 170 } = props;
   const references = props.references;
   const wrapper = useRef<HTMLDivElement>(null);
   const { visible } = useChartBox(wrapper);
-  const shown = useRef(bins);
-  if (visible) shown.current = bins;
-  const shownBins = shown.current;
+  // Printing lays the page out without bringing the histogram into view: take the newest bins now.
+  const printRequests = usePrintRequests();
+  // Off screen the SVG is re-rendered every few seconds only, yet never left empty or stale for long.
+  const shown = useRef<{ bins: HistogramChartProps['bins']; drawn: LastDrawing; printRequests: number }>({
+    bins,
+    drawn: { at: null, empty: true },
+    printRequests,
+  });
+  const now = Date.now();
+  if (
+    shown.current.bins !== bins &&
+    (printRequests !== shown.current.printRequests || drawDue(visible, shown.current.drawn, now))
+  ) {
+    shown.current = { bins, drawn: { at: now, empty: !bins.some((bin) => bin.count > 0) }, printRequests };
+  }
+  const shownBins = shown.current.bins;
   const chart = useMemo(() => {
     const marks = (references ?? []) as { x: number; label: string }[];
     return (

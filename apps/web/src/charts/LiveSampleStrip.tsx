@@ -1,15 +1,22 @@
-import { memo, useEffect, useRef, type ReactNode } from 'react';
+import { memo, useEffect, useEffectEvent, useRef, type ReactNode } from 'react';
+import uPlot from 'uplot';
 import type { LiveFrame } from '@aioscope/spec';
 import { animationThrottle } from '../live/animationThrottle.ts';
 import type { LiveStore } from '../live/liveStore.ts';
 import { useTheme } from '../theme.ts';
-import { niceTicks, prepareCanvas, resolveColor } from './canvasDraw.ts';
+import { fillStripColumns, type StripColumns } from './plotData.ts';
+import { axesLayer, seriesLayer, type LayerOptions, type PlotFrame } from './layeredPlot.ts';
+import { plotPalette, yAxis, Y_AXIS_PX, type PlotPalette } from './plotTheme.ts';
+import { niceTicks } from './ticks.ts';
 import { useChartBox } from './useChartBox.ts';
+import { usePlot } from './usePlot.ts';
 
 const HEIGHT = 56;
-const MARGIN = { left: 64, right: 12, top: 6, bottom: 6 };
-const FONT = '11px system-ui, sans-serif';
+/** [top, right, bottom, left]: room for the top and bottom value labels; right as the charts below. */
+const PADDING: [number, number, number, number] = [6, 12, 6, 0];
 const IDLE_REDRAW_MS = 1_000;
+/** A sample holds its value until the next one, as the sampler saw it. */
+const sampleSteps = uPlot.paths.stepped?.({ align: 1 });
 
 export interface LiveSampleStripProps {
   store: LiveStore;
@@ -24,31 +31,69 @@ export interface LiveSampleStripProps {
   ariaLabel: string;
 }
 
+/** The strip's x range and y top as last drawn; uPlot's scale and axis callbacks read it. */
+interface View {
+  fromT: number;
+  toT: number;
+  yMax: number;
+}
+
 /**
  * Every sample of the last few seconds, unaveraged, redrawn when a frame arrives (at the next
  * animation frame and at most 25 Hz, so frames arriving together cost one draw). It reads the store
- * directly instead of re-rendering React: this is the one view on the page that keeps up with the
- * sample rate, the 60 s charts follow their buckets.
+ * directly and hands uPlot new columns with setData instead of re-rendering React: this is the one
+ * view on the page that keeps up with the sample rate, the 60 s charts follow their buckets. Only
+ * the series layer redraws per sample; the axes when the y scale steps. No cursor: what is under
+ * the mouse moves away 20 times a second.
  */
 export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleStripProps): ReactNode {
   const { store, windowMs, sampleIntervalMs, value, yLabel, color, ariaLabel } = props;
   const theme = useTheme();
   const wrapper = useRef<HTMLDivElement>(null);
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const { width, visible } = useChartBox(wrapper);
+  const plotElement = useRef<HTMLDivElement>(null);
+  const columns = useRef<StripColumns>({ x: [], y: [] });
+  const view = useRef<View>({ fromT: 0, toT: windowMs, yMax: 1 });
+  const box = useChartBox(wrapper);
+
+  const frame = (): PlotFrame => {
+    const frames = store.frames;
+    const newest = frames[frames.length - 1];
+    // The right edge is the server's "now" (estimated), so frames that stop leave a visible gap.
+    const toT = Math.max(newest?.t ?? -Infinity, store.serverNow(Date.now()));
+    const fromT = toT - windowMs;
+    const strip = fillStripColumns(columns.current, frames, value, { fromT, sampleIntervalMs });
+    const yMax = niceTicks(strip.max || 1, 2).at(-1) ?? 1;
+    view.current = { fromT, toT, yMax };
+    // What was drawn, for tests and anyone inspecting the page (a canvas has no DOM to read).
+    const element = plotElement.current;
+    if (element !== null && newest !== undefined) {
+      element.dataset.newestT = String(newest.t);
+      element.dataset.samples = String(strip.samples);
+    }
+    return { data: [columns.current.x, columns.current.y], axesKey: String(yMax) };
+  };
+
+  const plot = usePlot(plotElement, box, HEIGHT, {
+    buildKey: JSON.stringify([theme, yLabel, color]),
+    // Redrawn from the store subscription below, not by React renders.
+    dataDeps: [],
+    frame,
+    // The callbacks handed to uPlot get the ref, not this render's scope (see TimeSeriesChart).
+    options: (width, height) =>
+      stripLayers(
+        { width, height },
+        { palette: plotPalette(plotElement.current ?? document.documentElement), yLabel, color },
+        view,
+      ),
+  });
+
+  const redraw = useEffectEvent((): void => {
+    plot.current?.draw(frame());
+  });
 
   useEffect(() => {
-    const element = canvas.current;
-    if (element === null || width === 0 || !visible) return undefined;
-    const throttle = animationThrottle(() =>
-      drawStrip(element, width, store.frames, store.serverNow(Date.now()), {
-        windowMs,
-        sampleIntervalMs,
-        value,
-        yLabel,
-        color,
-      }),
-    );
+    if (!box.visible || box.width === 0) return undefined;
+    const throttle = animationThrottle(() => redraw());
     throttle.schedule();
     const unsubscribe = store.subscribe(throttle.schedule);
     // Without frames (server down) the strip still moves on once a second and shows the gap.
@@ -58,105 +103,51 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
       window.clearInterval(idle);
       throttle.cancel();
     };
-  }, [store, width, visible, windowMs, sampleIntervalMs, value, yLabel, color, theme]);
+  }, [store, box.visible, box.width]);
 
   return (
     <div className="chart" ref={wrapper}>
-      <div className="chart-canvases" style={{ height: HEIGHT }}>
-        <canvas ref={canvas} role="img" aria-label={ariaLabel} data-testid="sample-strip" />
-      </div>
+      <div
+        className="chart-plot"
+        style={{ height: HEIGHT }}
+        ref={plotElement}
+        role="img"
+        aria-label={ariaLabel}
+        data-testid="sample-strip"
+      />
     </div>
   );
 });
 
-function drawStrip(
-  element: HTMLCanvasElement,
-  width: number,
-  frames: readonly LiveFrame[],
-  serverNow: number,
-  options: Pick<LiveSampleStripProps, 'windowMs' | 'sampleIntervalMs' | 'value' | 'yLabel' | 'color'>,
-): void {
-  const context = prepareCanvas(element, width, HEIGHT);
-  const newest = frames[frames.length - 1];
-  if (context === null || newest === undefined) return;
-  // The right edge is the server's "now" (estimated), so frames that stop leave a visible gap.
-  const toT = Math.max(newest.t, serverNow);
-  const fromT = toT - options.windowMs;
-  let first = frames.length - 1;
-  let max = 0;
-  while (first > 0 && (frames[first - 1] as LiveFrame).t >= fromT) first--;
-  for (let i = first; i < frames.length; i++) max = Math.max(max, options.value(frames[i] as LiveFrame) ?? 0);
-  const yMax = niceTicks(max || 1, 2).at(-1) ?? 1;
-  const plot = {
-    left: MARGIN.left,
-    top: MARGIN.top,
-    width: width - MARGIN.left - MARGIN.right,
-    height: HEIGHT - MARGIN.top - MARGIN.bottom,
+/** Axes layer: the y axis at 0 and the top only; series layer: the samples as steps, no cursor. */
+function stripLayers(
+  size: { width: number; height: number },
+  look: { palette: PlotPalette; yLabel: string; color: string },
+  shown: { readonly current: View },
+): LayerOptions {
+  const yRange = (): uPlot.Range.MinMax => [0, shown.current.yMax];
+  return {
+    axes: axesLayer({
+      ...size,
+      padding: PADDING,
+      scales: { x: { time: false }, y: { range: yRange } },
+      axes: [
+        { show: false },
+        yAxis(look.palette, look.yLabel, {
+          splits: () => [0, shown.current.yMax],
+          values: (_u, splits) => splits.map(String),
+        }),
+      ],
+    }),
+    series: seriesLayer({
+      ...size,
+      padding: [PADDING[0], PADDING[1], PADDING[2], PADDING[3] + Y_AXIS_PX],
+      cursor: { show: false },
+      scales: { x: { time: false, range: () => [shown.current.fromT, shown.current.toT] }, y: { range: yRange } },
+      series: [
+        {},
+        { stroke: look.palette.resolve(look.color), width: 1.5, paths: sampleSteps, points: { show: false } },
+      ],
+    }),
   };
-  const x = (t: number): number => plot.left + ((t - fromT) / options.windowMs) * plot.width;
-  const y = (v: number): number => plot.top + plot.height - (v / yMax) * plot.height;
-  const styles = getComputedStyle(element);
-
-  context.font = FONT;
-  context.fillStyle = resolveColor('var(--muted)', styles);
-  context.textAlign = 'right';
-  context.textBaseline = 'top';
-  context.fillText(String(yMax), plot.left - 6, plot.top - 2);
-  context.textBaseline = 'bottom';
-  context.fillText('0', plot.left - 6, plot.top + plot.height + 2);
-  context.textAlign = 'left';
-  context.textBaseline = 'middle';
-  context.fillText(options.yLabel, 4, plot.top + plot.height / 2);
-  context.strokeStyle = resolveColor('var(--grid)', styles);
-  context.setLineDash([2, 4]);
-  context.beginPath();
-  context.moveTo(plot.left, Math.round(y(yMax)) + 0.5);
-  context.lineTo(plot.left + plot.width, Math.round(y(yMax)) + 0.5);
-  context.moveTo(plot.left, Math.round(y(0)) - 0.5);
-  context.lineTo(plot.left + plot.width, Math.round(y(0)) - 0.5);
-  context.stroke();
-  context.setLineDash([]);
-
-  // One step per sample: a sample holds until the next one, as the sampler saw it.
-  const stroke = resolveColor(options.color, styles);
-  context.strokeStyle = stroke;
-  context.fillStyle = stroke;
-  context.lineWidth = 1.5;
-  context.save();
-  context.beginPath();
-  context.rect(plot.left, 0, plot.width, HEIGHT);
-  context.clip();
-  context.beginPath();
-  const holdPx = (options.sampleIntervalMs / options.windowMs) * plot.width;
-  // Missing samples (a restart, skipped ticks in a row) break the line instead of holding a value.
-  const gapMs = 2.5 * options.sampleIntervalMs;
-  let previous: { t: number; px: number; py: number } | null = null;
-  for (let i = first; i < frames.length; i++) {
-    const frame = frames[i] as LiveFrame;
-    const v = options.value(frame);
-    if (v === null) {
-      previous = null;
-      continue;
-    }
-    const px = x(frame.t);
-    const py = y(v);
-    if (previous !== null && frame.t - previous.t > gapMs) {
-      context.lineTo(previous.px + holdPx, previous.py);
-      previous = null;
-    }
-    if (previous === null) context.moveTo(px, py);
-    else {
-      context.lineTo(px, previous.py);
-      context.lineTo(px, py);
-    }
-    previous = { t: frame.t, px, py };
-  }
-  // The newest sample holds until the next one was due, not up to "now" across missing samples.
-  if (previous !== null) context.lineTo(Math.min(plot.left + plot.width, previous.px + holdPx), previous.py);
-  context.stroke();
-  context.restore();
-  context.lineWidth = 1;
-  // What was drawn, for tests and anyone inspecting the page (a canvas has no DOM to read).
-  element.dataset.newestT = String(newest.t);
-  element.dataset.samples = String(frames.length - first);
 }

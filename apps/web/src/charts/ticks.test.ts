@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { byteTicks } from './ticks.ts';
+import { byteTicks, niceTicks, ticksBackFrom } from './ticks.ts';
+
+describe('niceTicks', () => {
+  it('picks round ticks that cover the maximum', () => {
+    expect(niceTicks(9)).toEqual([0, 5, 10]);
+    expect(niceTicks(12, 4)).toEqual([0, 5, 10, 15]);
+    expect(niceTicks(0.9, 4)).toEqual([0, 0.5, 1]);
+    expect(niceTicks(0)).toEqual([0, 1]);
+  });
+});
 
 describe('byteTicks', () => {
   it('steps in powers of two and covers the maximum', () => {
@@ -14,5 +23,18 @@ describe('byteTicks', () => {
   it('honours a minimum step and an empty axis', () => {
     expect(byteTicks(144 * 1024, 32 * 1024)).toEqual([0, 32768, 65536, 98304, 131072, 163840]);
     expect(byteTicks(0)).toEqual([0]);
+  });
+});
+
+describe('ticksBackFrom', () => {
+  it('counts back from the right edge, so the newest tick is the edge itself', () => {
+    expect(ticksBackFrom(1_060_500, 1_000_500, 10_000)).toEqual([
+      1_000_500, 1_010_500, 1_020_500, 1_030_500, 1_040_500, 1_050_500, 1_060_500,
+    ]);
+  });
+
+  it('leaves out a tick that would fall before the window', () => {
+    expect(ticksBackFrom(25_000, 0, 10_000)).toEqual([5_000, 15_000, 25_000]);
+    expect(ticksBackFrom(25_000, 0, 0)).toEqual([]);
   });
 });

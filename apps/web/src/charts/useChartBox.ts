@@ -3,7 +3,7 @@ import { useEffect, useState, type RefObject } from 'react';
 export interface ChartBox {
   /** Content width in CSS pixels (0 until measured). */
   width: number;
-  /** Whether the chart is on screen or near it: charts off screen skip their redraws. */
+  /** Whether the chart is on screen or near it: charts off screen skip most redraws (drawSchedule.ts). */
   visible: boolean;
 }
 

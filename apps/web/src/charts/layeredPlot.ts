@@ -1,0 +1,83 @@
+import uPlot from 'uplot';
+
+export interface LayerOptions {
+  /** Grid, axis values and labels, reference lines: no series, no cursor. */
+  axes: uPlot.Options;
+  /** The series, uPlot's cursor and selection; no axes (padding keeps the same plot area). */
+  series: uPlot.Options;
+}
+
+const NO_SELECTION: uPlot.Select = { show: false, left: 0, top: 0, width: 0, height: 0 };
+
+/** Options of an axes layer: no legend, cursor or selection, and no series (it is never given data). */
+export function axesLayer(options: Omit<uPlot.Options, 'series'>): uPlot.Options {
+  return { legend: { show: false }, cursor: { show: false }, select: NO_SELECTION, ...options, series: [{}] };
+}
+
+/**
+ * Options of a series layer: no legend and no axes; `padding` must add the axes layer's axis
+ * sizes to its padding, so both layers have the same plot area.
+ */
+export function seriesLayer(options: uPlot.Options): uPlot.Options {
+  return {
+    legend: { show: false },
+    select: NO_SELECTION,
+    ...options,
+    axes: [{ show: false }, { show: false }],
+    class: 'chart-series-layer',
+  };
+}
+
+/** What to draw at one update. */
+export interface PlotFrame {
+  data: uPlot.AlignedData;
+  /** Everything the axes layer shows (scale limits, tick labels, marks): it redraws when this changes. */
+  axesKey: string;
+}
+
+/**
+ * A chart as two uPlots stacked in one element, the series layer transparent over the axes layer.
+ * uPlot redraws a whole canvas at every setData, and the axes (text and dashed grid, costly on a
+ * software-rendered canvas) would then be redrawn at every chart bucket and every strip sample,
+ * although they change only with the y scale, the size or the theme. Here the axes layer redraws
+ * only when its key changes; the series layer gets every update.
+ */
+export class LayeredPlot {
+  private readonly axes: uPlot;
+  private readonly series: uPlot;
+  private axesKey: string;
+
+  constructor(element: HTMLElement, options: LayerOptions, frame: PlotFrame) {
+    this.axes = new uPlot(options.axes, [[]], element);
+    this.series = new uPlot(options.series, frame.data, element);
+    this.axesKey = frame.axesKey;
+  }
+
+  get width(): number {
+    return this.series.width;
+  }
+
+  get height(): number {
+    return this.series.height;
+  }
+
+  setSize(size: { width: number; height: number }): void {
+    this.axes.setSize(size);
+    this.series.setSize(size);
+  }
+
+  draw(frame: PlotFrame): void {
+    if (frame.axesKey !== this.axesKey) {
+      this.axesKey = frame.axesKey;
+      // The axes layer has no data: its scales come from their range functions, re-run here.
+      for (const key of Object.keys(this.axes.scales)) this.axes.setScale(key, { min: 0, max: 1 });
+      this.axes.redraw(false, true);
+    }
+    this.series.setData(frame.data);
+  }
+
+  destroy(): void {
+    this.series.destroy();
+    this.axes.destroy();
+  }
+}

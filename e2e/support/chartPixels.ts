@@ -1,0 +1,116 @@
+import type { Page } from 'playwright-core';
+
+/**
+ * What the charts on a page have drawn, read from pixels: the canvases themselves, or a
+ * screenshot read back in the page. The scripts run in the browser and are written as text
+ * (this project's e2e code is typed for Node, not the DOM).
+ */
+
+export type Rgb = [number, number, number];
+
+/** A chart's box in page coordinates (CSS pixels). */
+export interface ChartBox {
+  label: string;
+  kind: 'uplot' | 'histogram';
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const run = <T>(page: Page, script: string, argument: unknown): Promise<T> =>
+  page.evaluate(`(${script})(${JSON.stringify(argument)})`) as Promise<T>;
+
+const CHART_BOXES = `() => {
+  const box = (element, kind) => {
+    const rect = element.getBoundingClientRect();
+    return { label: element.getAttribute('aria-label') ?? '', kind, x: rect.left + scrollX, y: rect.top + scrollY,
+      width: rect.width, height: rect.height };
+  };
+  return [
+    ...[...document.querySelectorAll('.chart-plot')].map((element) => box(element, 'uplot')),
+    ...[...document.querySelectorAll('[role="img"][aria-label^="histogram"]')].map((element) => box(element, 'histogram')),
+  ];
+}`;
+
+/** Every live chart (uPlot) and the read-size histogram (recharts), where the page lays them out. */
+export function chartBoxes(page: Page): Promise<ChartBox[]> {
+  return run(page, CHART_BOXES, null);
+}
+
+const RESOLVED_COLOR = `(color) => {
+  const probe = document.createElement('span');
+  probe.style.color = color;
+  document.body.append(probe);
+  const rgb = (getComputedStyle(probe).color.match(/\\d+/g) ?? []).slice(0, 3).map(Number);
+  probe.remove();
+  return rgb;
+}`;
+
+/** A CSS colour as the page resolves it now, e.g. var(--muted) in the current theme. */
+export function resolvedColor(page: Page, cssColor: string): Promise<Rgb> {
+  return run(page, RESOLVED_COLOR, cssColor);
+}
+
+const INK_IN_IMAGE = `async ({ base64, boxes, background, mark }) => {
+  const image = new Image();
+  image.src = 'data:image/png;base64,' + base64;
+  await image.decode();
+  const canvas = document.createElement('canvas');
+  canvas.width = image.naturalWidth;
+  canvas.height = image.naturalHeight;
+  const context = canvas.getContext('2d', { willReadFrequently: true });
+  context.drawImage(image, 0, 0);
+  const near = (data, i, rgb, within) => [0, 1, 2].every((c) => Math.abs(data[i + c] - rgb[c]) <= within);
+  return boxes.map((box) => {
+    const width = Math.max(1, Math.floor(box.width));
+    const height = Math.max(1, Math.floor(box.height));
+    const { data } = context.getImageData(Math.floor(box.x), Math.floor(box.y), width, height);
+    let ink = 0;
+    let marked = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (!near(data, i, background, 12)) ink++;
+      if (near(data, i, mark, 16)) marked++;
+    }
+    return { ink, marked, area: width * height };
+  });
+}`;
+
+/**
+ * Per box of a screenshot (read back in the page): pixels that differ from the background (ink)
+ * and pixels close to `mark` (e.g. the histogram's bar colour).
+ */
+export function inkInCapture(
+  page: Page,
+  png: Buffer,
+  boxes: ChartBox[],
+  colors: { background: Rgb; mark: Rgb },
+): Promise<{ ink: number; marked: number; area: number }[]> {
+  return run(page, INK_IN_IMAGE, { base64: png.toString('base64'), boxes, ...colors });
+}
+
+const AXIS_PIXELS_NEAR = `({ label, color }) => {
+  const canvas = [...document.querySelectorAll('.chart-plot')]
+    .find((plot) => plot.getAttribute('aria-label') === label)
+    ?.querySelector('canvas');
+  if (!canvas) return -1;
+  const { data } = canvas.getContext('2d', { willReadFrequently: true }).getImageData(0, 0, canvas.width, canvas.height);
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3] >= 160 && [0, 1, 2].every((c) => Math.abs(data[i + c] - color[c]) <= 10)) count++;
+  }
+  return count;
+}`;
+
+/**
+ * Pixels of a chart's axes layer (its first canvas, transparent where nothing is drawn: a drawn
+ * pixel keeps its colour's RGB) in a colour close to `color`; -1 when the chart has no canvas.
+ */
+export function axisPixelsNear(page: Page, chartLabel: string, color: Rgb): Promise<number> {
+  return run(page, AXIS_PIXELS_NEAR, { label: chartLabel, color });
+}
+
+/** Resolves after the page's next animation frame. */
+export function nextAnimationFrame(page: Page): Promise<unknown> {
+  return page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(null)))');
+}
