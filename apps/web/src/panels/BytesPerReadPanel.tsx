@@ -1,17 +1,32 @@
 import { useMemo, type ReactNode } from 'react';
-import { bucketize, exactBytesPerRead, type BucketRow, type LiveWindowSummary } from '@aioscope/core';
+import {
+  BYTES_PER_READ_WINDOW_SECONDS,
+  bucketize,
+  exactBytesPerRead,
+  type BucketRow,
+  type LiveWindowSummary,
+} from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
-import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
+import { TimeSeriesChart, type HoverValue, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
 import { formatBytes, formatNumber } from '../format.ts';
+import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
 /** pg_stat_io is sampled once a second, so both series share one-second buckets. */
 const BUCKET_MS = 1_000;
+const WINDOW_S = BYTES_PER_READ_WINDOW_SECONDS;
 const SERIES: Series[] = [
   { key: 'live', label: 'live: mean pg_aios length of new reads', color: 'var(--series-1)' },
-  { key: 'exact', label: 'exact: Δread_bytes / Δreads (pg_stat_io)', color: 'var(--series-2)' },
+  { key: 'bulk', label: `exact, scans (bulk reads), ${WINDOW_S} s by reads`, color: 'var(--series-2)' },
+  { key: 'other', label: `exact, other reads, ${WINDOW_S} s by reads`, color: 'var(--series-5)' },
+];
+/** The per-second truth behind the weighted lines: in the hover readout only. */
+const HOVER_ONLY: HoverValue[] = [
+  { key: 'all', label: `exact, all reads, ${WINDOW_S} s` },
+  { key: 'interval', label: 'exact, this second alone' },
+  { key: 'reads', label: 'reads counted this second', format: (value) => formatNumber(value, 0) },
 ];
 
 function liveBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
@@ -22,10 +37,6 @@ function liveBucket(bucket: readonly LiveFrame[]): Record<string, number | null>
     bytes += frame.newReads?.bytes ?? 0;
   }
   return { live: count > 0 ? bytes / count : null };
-}
-
-function exactBucket(bucket: readonly IoStatDelta[]): Record<string, number | null> {
-  return { exact: exactBytesPerRead(bucket).bytesPerRead };
 }
 
 export interface BytesPerReadPanelProps {
@@ -41,9 +52,10 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
   const rows: BucketRow[] = useMemo(() => {
     const common = { fromT: domain[0], toT: domain[1], bucketMs: BUCKET_MS };
     const live = bucketize(frames, { ...common, reduce: liveBucket, empty: { live: null } });
-    // A delta stamped t covers the second before it: file it under the bucket it ended in.
-    const exact = bucketize(deltas, { ...common, reduce: exactBucket, empty: { exact: null } });
-    return live.map((row, index) => ({ ...row, exact: exact[index]?.exact ?? null }));
+    // A delta stamped t covers the second before it: filed under the bucket it ended in. All
+    // deltas kept (up to 10 min) go in, so the first buckets' 10 s windows are full.
+    const exact = exactBytesPerReadRows(deltas, common);
+    return live.map((row, index) => ({ ...exact[index], ...row }));
   }, [frames, deltas, domain]);
 
   const exact = useMemo(() => exactBytesPerRead(deltas.filter((delta) => delta.t >= domain[0])), [deltas, domain]);
@@ -63,7 +75,7 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
     <Panel
       title="Bytes per read (read combining)"
       testId="panel-bytes-per-read"
-      source={`live: pg_aios at ${target?.sampleRateHz ?? 0} Hz, each read counted once · exact: pg_stat_io at ${target?.statRateHz ?? 1} Hz`}
+      source={`live: pg_aios at ${target?.sampleRateHz ?? 0} Hz, each read counted once, mean per second · exact: pg_stat_io at ${target?.statRateHz ?? 1} Hz, Δread_bytes / Δreads over the last ${WINDOW_S} s weighted by reads, scans apart · hover: each second's own value`}
     >
       <div className="figures">
         <Figure
@@ -77,7 +89,7 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
           value={exact.bytesPerRead === null ? 'no statement finished' : formatBytes(exact.bytesPerRead)}
           testId="bytes-per-read-exact"
           tone={exact.bytesPerRead === null ? 'muted' : 'normal'}
-          explain={`Δread_bytes / Δreads of relations in pg_stat_io over the last 60 s (${formatNumber(exact.reads, 0)} reads, ${formatBytes(exact.readBytes)}). Exact, but only counted when a statement ends.`}
+          explain={`Δread_bytes / Δreads of relations in pg_stat_io over the last 60 s, all reads (${formatNumber(exact.reads, 0)} reads, ${formatBytes(exact.readBytes)}). Exact, but only counted when a statement ends. The chart's exact lines: the same over the trailing ${WINDOW_S} s, weighted by reads, for scans (bulk reads) and for other reads apart; hover a point for that second alone.`}
         />
         <Figure
           label="io_combine_limit"
@@ -96,12 +108,15 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
         yDomain={[0, yMax]}
         yTicks={byteTicks(yMax, 32 * 1024)}
         references={references}
+        hoverOnly={HOVER_ONLY}
       />
       {unavailable !== null ? <EmptyState>{unavailable}</EmptyState> : null}
       <p className="caveat">
         pg_stat_io does not move while a statement runs: a backend adds its reads when the statement ends, or up to 10 s
-        later if it had flushed less than a second before. So the exact line comes in bursts after scans finish; the
-        live line comes from pg_aios samples while reads are in flight.
+        later if it had flushed less than a second before. So exact reads come in bursts after statements finish; each
+        exact line is weighted by reads over the last {WINDOW_S} s, so a tiny statement flushing a few 8 kB reads alone
+        does not pull the scans&apos; line down (it shows on the other-reads line, and per second on hover). The live
+        line comes from pg_aios samples while reads are in flight.
       </p>
     </Panel>
   );

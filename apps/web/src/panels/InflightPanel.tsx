@@ -1,54 +1,57 @@
 import { memo, useMemo, type ReactNode } from 'react';
-import { bucketize, type BucketRow } from '@aioscope/core';
-import type { AioState, LiveFrame, TargetSummary } from '@aioscope/spec';
+import { bucketize, type BucketRow, type IoMethod } from '@aioscope/core';
+import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { LiveSampleStrip } from '../charts/LiveSampleStrip.tsx';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import type { LiveStore } from '../live/liveStore.ts';
 import { useLatestFrame } from '../live/useLatestFrame.ts';
+import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
-/** States grouped as a reader thinks of them. SUBMITTED covers queued and executing under io_method worker. */
-const STATE_GROUPS: { key: string; label: string; color: string; states: AioState[] }[] = [
-  { key: 'submitted', label: 'submitted (queued or executing)', color: 'var(--series-1)', states: ['SUBMITTED'] },
-  { key: 'completedIo', label: 'completed, not yet processed', color: 'var(--series-2)', states: ['COMPLETED_IO'] },
-  {
-    key: 'completed',
-    label: 'completed, awaiting issuer',
-    color: 'var(--series-3)',
-    states: ['COMPLETED_SHARED', 'COMPLETED_LOCAL'],
-  },
-  { key: 'preparing', label: 'being defined', color: 'var(--series-4)', states: ['HANDED_OUT', 'DEFINED', 'STAGED'] },
-];
-const COUNT_SERIES: Series[] = STATE_GROUPS.map(({ key, label, color }) => ({ key, label, color }));
 const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color: 'var(--series-1)' }];
-const EMPTY = Object.fromEntries([...STATE_GROUPS.map((g) => [g.key, null]), ['bytes', null]]) as Record<string, null>;
 
 /** Seconds of unaveraged samples in the strip above the 60 s chart. */
 const STRIP_WINDOW_MS = 10_000;
 const inflightReads = (frame: LiveFrame): number | null => frame.inflight?.total.count ?? null;
 
-function reduceBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
-  const sums: Record<string, number> = { bytes: 0 };
-  let frames = 0;
-  for (const frame of bucket) {
-    if (frame.inflight === null) continue;
-    frames++;
-    sums.bytes = (sums.bytes ?? 0) + frame.inflight.total.bytes;
-    for (const group of STATE_GROUPS) {
-      let count = 0;
-      for (const state of group.states) count += frame.inflight.byState[state]?.count ?? 0;
-      sums[group.key] = (sums[group.key] ?? 0) + count;
+/** Per bucket: mean reads in flight per state group, and mean bytes. */
+function reducerFor(groups: readonly StateSeries[]): {
+  reduce: (bucket: readonly LiveFrame[]) => Record<string, number | null>;
+  empty: Record<string, null>;
+} {
+  const empty = Object.fromEntries([...groups.map((g) => [g.key, null]), ['bytes', null]]) as Record<string, null>;
+  const reduce = (bucket: readonly LiveFrame[]): Record<string, number | null> => {
+    const sums: Record<string, number> = { bytes: 0 };
+    let frames = 0;
+    for (const frame of bucket) {
+      if (frame.inflight === null) continue;
+      frames++;
+      sums.bytes = (sums.bytes ?? 0) + frame.inflight.total.bytes;
+      for (const group of groups) {
+        let count = 0;
+        for (const state of group.states) count += frame.inflight.byState[state]?.count ?? 0;
+        sums[group.key] = (sums[group.key] ?? 0) + count;
+      }
     }
-  }
-  if (frames === 0) return EMPTY;
-  return Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames]));
+    if (frames === 0) return empty;
+    return Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames]));
+  };
+  return { reduce, empty };
 }
 
 /** The newest sample's figures: they follow every frame (at most one render per animation frame). */
-const InflightNow = memo(function InflightNow({ store, stale }: { store: LiveStore; stale: boolean }): ReactNode {
+const InflightNow = memo(function InflightNow({
+  store,
+  stale,
+  method,
+}: {
+  store: LiveStore;
+  stale: boolean;
+  method: IoMethod | null;
+}): ReactNode {
   const newest = useLatestFrame(store);
   // Stale (no frame for 2 s, or the target is not live): the last sample is no longer "now".
   const latest = stale ? undefined : newest;
@@ -66,11 +69,15 @@ const InflightNow = memo(function InflightNow({ store, stale }: { store: LiveSto
         testId="inflight-bytes-now"
         explain="Sum of pg_aios.length over the reads in flight at the latest sample."
       />
-      <Figure
-        label="worker backlog now"
-        value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
-        explain="SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL."
-      />
+      {/* Only io workers have a backlog: under io_uring a SUBMITTED read is in the kernel. */}
+      {showsWorkerFigures(method) ? (
+        <Figure
+          label="worker backlog now"
+          value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
+          testId="inflight-worker-backlog"
+          explain="SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL."
+        />
+      ) : null}
     </>
   );
 });
@@ -87,9 +94,12 @@ export interface InflightPanelProps {
 }
 
 export function InflightPanel({ frames, domain, bucketMs, target, store, stale }: InflightPanelProps): ReactNode {
+  const method = ioMethodOfTarget(target);
+  const groups = useMemo(() => inflightStateSeries(method), [method]);
+  const countSeries: Series[] = useMemo(() => groups.map(({ key, label, color }) => ({ key, label, color })), [groups]);
   const rows: BucketRow[] = useMemo(
-    () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, reduce: reduceBucket, empty: EMPTY }),
-    [frames, domain, bucketMs],
+    () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, ...reducerFor(groups) }),
+    [frames, domain, bucketMs, groups],
   );
   const latest = frames[frames.length - 1];
   let peak = 0;
@@ -116,7 +126,7 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
       ) : (
         <>
           <div className="figures">
-            <InflightNow store={store} stale={stale} />
+            <InflightNow store={store} stale={stale} method={method} />
             <Figure
               label="peak, 60 s"
               value={formatNumber(counted > 0 ? peak : null, 0)}
@@ -145,7 +155,7 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
           <TimeSeriesChart
             ariaLabel="reads in flight by state over the last 60 seconds"
             rows={rows}
-            series={COUNT_SERIES}
+            series={countSeries}
             kind="stackedArea"
             domain={domain}
             yLabel="reads"

@@ -75,6 +75,7 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
             <Figure
               label="reads seen"
               value={formatNumber(summary.distinctReads, 0)}
+              testId="reads-seen"
               explain="Distinct reads (pid, io_id, io_generation) seen in pg_aios samples in the last 60 s. Fast reads between samples are not seen."
             />
             <Figure

@@ -1,20 +1,12 @@
-import { useMemo, type ReactNode } from 'react';
+import { useMemo, useState, type ReactNode } from 'react';
 import { bucketize, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
+import { SeriesColors } from '../charts/seriesColors.ts';
 import { formatNumber } from '../format.ts';
+import { ioMethodOfTarget, waitEventsCaption } from './ioMethodView.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 
-const PALETTE = [
-  'var(--series-1)',
-  'var(--series-2)',
-  'var(--series-3)',
-  'var(--series-4)',
-  'var(--series-5)',
-  'var(--series-6)',
-  'var(--series-7)',
-  'var(--series-8)',
-];
 /** Idle io workers wait in IoWorkerMain: shown only on request, they would drown the rest. */
 const IDLE_WAIT = 'io worker:IoWorkerMain';
 
@@ -31,11 +23,12 @@ export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEvents
     for (const frame of frames) for (const key of Object.keys(frame.waits)) if (key !== IDLE_WAIT) seen.add(key);
     return [...seen].sort();
   }, [frames]);
-  const series: Series[] = keys.map((key, index) => ({
-    key,
-    label: key.replace(':', ' · '),
-    color: PALETTE[index % PALETTE.length] ?? 'var(--series-1)',
-  }));
+  // Colours by meaning: a wait event keeps its colour when others appear or leave the window.
+  const [colors] = useState(() => new SeriesColors());
+  const series: Series[] = useMemo(
+    () => keys.map((key) => ({ key, label: key.replace(':', ' · '), color: colors.colorOf(key) })),
+    [keys, colors],
+  );
   const rows: BucketRow[] = useMemo(() => {
     const empty = Object.fromEntries(keys.map((key) => [key, null])) as Record<string, null>;
     return bucketize(frames, {
@@ -69,10 +62,8 @@ export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEvents
           height={220}
         />
       )}
-      <p className="caveat">
-        AioIoCompletion: a backend waits for an io worker to finish its read. DataFileRead: a synchronous read (an io
-        worker running one, or a backend reading itself). BufferIo: waiting on another backend&apos;s read of the same
-        buffer.
+      <p className="caveat" data-testid="wait-events-caption">
+        {waitEventsCaption(ioMethodOfTarget(target))}
       </p>
     </Panel>
   );

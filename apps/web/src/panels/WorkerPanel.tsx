@@ -3,7 +3,9 @@ import { bucketize, workerVerdict, type BucketRow, type LiveWindowSummary } from
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { formatNumber, formatPercent } from '../format.ts';
+import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
+import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
 
 const SERIES: Series[] = [{ key: 'busy', label: 'io workers busy', color: 'var(--series-3)' }];
 const BACKLOG_SERIES: Series[] = [
@@ -59,16 +61,20 @@ function workerStrips(frames: readonly LiveFrame[], domain: [number, number]): M
 }
 
 function noWorkersReason(target: TargetSummary | undefined): string | null {
-  const method = target?.server?.ioMethod ?? null;
-  if (method === null) return target?.server === null || target === undefined ? 'Waiting for the first sample …' : null;
-  if (method === 'worker') return null;
+  if (target?.server === null || target?.server === undefined) return 'Waiting for the first sample …';
+  const method = ioMethodOfTarget(target);
+  // Every worker figure below exists only under io_method = worker.
+  if (showsWorkerFigures(method)) return null;
   if (method === 'sync') {
     return 'io_method = sync: asynchronous I/O is off and every backend reads for itself. There are no io workers to saturate.';
   }
   if (method === 'io_uring') {
     return 'io_method = io_uring: the kernel runs the reads and there are no io workers. Watch AioIoUringSubmit / AioIoUringExecution waits instead.';
   }
-  return `io_method = ${method}: no io workers.`;
+  const setting = target.server.ioMethod;
+  return setting === null
+    ? `PostgreSQL ${target.server.version} has no io_method (asynchronous I/O exists from PostgreSQL 18): no io workers.`
+    : `io_method = ${setting}: no io workers.`;
 }
 
 /** PostgreSQL 19 grows and shrinks the pool between these; 18 has a fixed io_workers. */
@@ -104,6 +110,11 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
     [frames, domain, bucketMs],
   );
   const strips = useMemo(() => workerStrips(frames, domain), [frames, domain]);
+  // Workers gone (an io_method restart, a pool that shrank) leave the list at once, strips included.
+  const listed = useMemo(
+    () => presentWorkersOnly(summary.perWorkerBusyFraction, presentWorkerPids(frames)),
+    [summary.perWorkerBusyFraction, frames],
+  );
   const verdict = useMemo(
     () => workerVerdict(frames, target?.server?.ioMethod ?? null),
     [frames, target?.server?.ioMethod],
@@ -171,13 +182,14 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
             kind="line"
             domain={domain}
             yLabel="count"
+            unit=""
             formatY={(value) => formatNumber(value, 1)}
             height={120}
             dots={false}
             references={poolLimits(target)}
           />
           <ul className="worker-list" aria-label="busy fraction per io worker">
-            {summary.perWorkerBusyFraction.map((worker) => {
+            {listed.map((worker) => {
               const now = latest?.ioWorkers.find((candidate) => candidate.pid === worker.pid);
               return (
                 <li
