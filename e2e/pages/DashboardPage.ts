@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 const UNIT_BYTES: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
 
@@ -10,6 +10,14 @@ export function parseFigure(text: string): number | null {
   const unit = match[2];
   if (unit === '%') return value / 100;
   return unit === undefined ? value : value * (UNIT_BYTES[unit] ?? 1);
+}
+
+/** The element with keyboard focus: what it is ('pid' for a pid button in the processes table). */
+export interface FocusedElement {
+  kind: string;
+  name: string;
+  /** Whether it draws an outline or a ring where a keyboard user can see it. */
+  indicator: boolean;
 }
 
 /** The dashboard as a user sees it: figures by what they mean, not by markup. */
@@ -144,8 +152,94 @@ export class DashboardPage {
     if (viewport !== null) await this.page.setViewportSize(viewport);
   }
 
+  /** Grows the viewport to the whole page, so sections that skip layout off screen are laid out. */
+  async growViewportToPage(): Promise<void> {
+    const viewport = this.page.viewportSize();
+    const height = Number(await this.page.evaluate('document.documentElement.scrollHeight'));
+    if (viewport !== null) await this.page.setViewportSize({ width: viewport.width, height });
+    await this.page.waitForTimeout(1_200);
+  }
+
+  /** How wide the page is laid out: more than the viewport means it scrolls sideways. */
+  async documentScrollWidth(): Promise<number> {
+    return Number(await this.page.evaluate('document.documentElement.scrollWidth'));
+  }
+
+  skipLink(): Locator {
+    return this.page.getByRole('link', { name: 'Skip to live panels' });
+  }
+
+  processesPanel(): Locator {
+    return this.page.getByTestId('panel-processes');
+  }
+
+  /** Waits for a row of a backend type in the processes table. */
+  async waitForProcessRow(backendType: string, timeoutMs: number): Promise<void> {
+    await this.page
+      .locator('[data-testid^="process-row-"]', { hasText: backendType })
+      .first()
+      .waitFor({ timeout: timeoutMs });
+  }
+
+  /** The element that has keyboard focus, and whether it draws a focus indicator (outline or ring). */
+  async focused(): Promise<FocusedElement> {
+    return (await this.page.evaluate(`(() => {
+      const element = document.activeElement;
+      if (element === null || element === document.body) return { kind: 'none', name: '', indicator: false };
+      const style = getComputedStyle(element);
+      const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0;
+      const ring = style.boxShadow !== 'none';
+      const inProcessRow = element.closest('[data-testid^="process-row-"]') !== null;
+      return {
+        kind: inProcessRow && element.classList.contains('link') ? 'pid' : element.tagName.toLowerCase(),
+        name: (element.getAttribute('aria-label') ?? element.textContent ?? '').trim().slice(0, 60),
+        indicator: outline || ring,
+      };
+    })()`)) as FocusedElement;
+  }
+
+  /**
+   * Where the processes table's last header cell ends and where its panel's visible area ends
+   * (the table's scrolling wrapper), in viewport pixels.
+   */
+  async processesLastColumnEdge(): Promise<{ headerRight: number; visibleRight: number }> {
+    return (await this.page.evaluate(`(() => {
+      const panel = document.querySelector('[data-testid="panel-processes"]');
+      const header = panel.querySelector('table.processes thead th:last-child');
+      const wrapper = panel.querySelector('.table-wrap') ?? panel;
+      return {
+        headerRight: header.getBoundingClientRect().right,
+        visibleRight: Math.min(wrapper.getBoundingClientRect().right, panel.getBoundingClientRect().right),
+      };
+    })()`)) as { headerRight: number; visibleRight: number };
+  }
+
+  /** The settings audit's "why" cells: their widths and the panel's, in pixels. */
+  async auditWhyWidths(): Promise<{ panel: number; why: number[] }> {
+    return (await this.page.evaluate(`(() => {
+      const panel = document.querySelector('[data-testid="panel-audit"]');
+      return {
+        panel: panel.getBoundingClientRect().width,
+        why: [...panel.querySelectorAll('tbody tr')].map((row) => row.lastElementChild.getBoundingClientRect().width),
+      };
+    })()`)) as { panel: number; why: number[] };
+  }
+
+  /** Opens the explanation of an (i) by focusing it, as a keyboard does; returns where its text is drawn. */
+  async openExplanation(label: string): Promise<{ left: number; right: number }> {
+    await this.page.getByRole('button', { name: `About ${label}` }).focus();
+    const box = await this.page.getByRole('tooltip').boundingBox();
+    if (box === null) throw new Error(`the explanation of ${label} is not shown`);
+    return { left: box.x, right: box.x + box.width };
+  }
+
+  /** Named by what it switches to: "light theme" while dark, "dark theme" while light. */
+  themeToggle(): Locator {
+    return this.page.getByRole('button', { name: /^(light|dark) theme$/ });
+  }
+
   async toggleTheme(): Promise<void> {
-    await this.page.getByRole('button', { name: 'switch colour theme' }).click();
+    await this.themeToggle().click();
   }
 
   /** Polls until `check` holds for the figures, or fails with the last values seen. */

@@ -63,13 +63,18 @@ export function App(): ReactNode {
   return (
     <ThemeContext.Provider value={theme}>
       <div className="app">
+        {/* First on the page for keyboards: past the header's controls, straight to the live charts. */}
+        <a className="skip-link" href="#live">
+          Skip to live panels
+        </a>
         <Header target={target} store={store} now={browserNow} theme={theme} onToggleTheme={toggleTheme} />
         {targets.error ? (
           <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
         ) : null}
         <Banner target={target} />
         <LabActivityBanner />
-        <main className="panels" id="live">
+        {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the panels. */}
+        <main className="panels" id="live" tabIndex={-1}>
           <InflightPanel
             frames={frames}
             domain={domain}
@@ -119,8 +124,8 @@ export function App(): ReactNode {
           <LabPanel target={target} />
         </section>
         <footer className="app-footer">
-          Window: last {WINDOW_MS / 1000} s on the server&apos;s clock. Hover a figure marked (i) for what it is and
-          where it comes from.
+          Window: last {WINDOW_MS / 1000} s on the server&apos;s clock. Hover, focus or tap a figure&apos;s (i) for what
+          it is and where it comes from.
         </footer>
       </div>
     </ThemeContext.Provider>

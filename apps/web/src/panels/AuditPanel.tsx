@@ -19,6 +19,7 @@ export const AuditPanel = memo(function AuditPanel({ target }: { target: TargetS
       ) : audit.data === undefined ? (
         <EmptyState>Loading …</EmptyState>
       ) : (
+        // On a narrow screen each finding becomes a stacked card (styles.css), not five squeezed columns.
         <table className="audit">
           <thead>
             <tr>
@@ -38,7 +39,7 @@ export const AuditPanel = memo(function AuditPanel({ target }: { target: TargetS
                 <td>{finding.title}</td>
                 <td className="num">{finding.value}</td>
                 <td className="source">{finding.source}</td>
-                <td>{finding.why}</td>
+                <td className="why">{finding.why}</td>
               </tr>
             ))}
           </tbody>

@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { formatAge } from '../format.ts';
 import { STALE_AFTER_MS, type LiveStore } from '../live/liveStore.ts';
+import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
+import { Explain } from './Panel.tsx';
 
 /** Settings shown in the header, in the order a DBA reads them. */
 const HEADER_SETTINGS = [
@@ -58,7 +60,8 @@ function connectionBadge(
 export function Header({ target, store, now, theme, onToggleTheme }: HeaderProps): ReactNode {
   const badge = connectionBadge(target, store, now);
   const settings = target?.server?.settings ?? [];
-  const shown = HEADER_SETTINGS.flatMap((name) => settings.filter((setting) => setting.name === name));
+  // io_workers and friends do nothing under io_uring or sync: not shown as if they mattered.
+  const shown = headerSettings(settings, HEADER_SETTINGS, ioMethodOfTarget(target));
   return (
     <header className="app-header">
       <div className="title-row">
@@ -69,40 +72,53 @@ export function Header({ target, store, now, theme, onToggleTheme }: HeaderProps
           {target?.name ?? '…'}
           {target?.server ? <span className="version"> · PostgreSQL {target.server.version}</span> : null}
           {target?.demoWorkload ? (
-            <span
-              className="demo-badge"
-              title="aioscope runs cold sequential scans of its demo table on the embedded server, with pauses."
-            >
-              demo workload
+            <span className="demo-badge">
+              demo workload{' '}
+              <Explain label="the demo workload">
+                aioscope runs cold sequential scans of its demo table on the embedded server, with pauses.
+              </Explain>
             </span>
           ) : null}
         </div>
-        <div className={`badge badge-${badge.tone}`} data-testid="connection-state" title={badge.detail}>
+        {/* The badge's detail, when there is one, is the status line under the title row. */}
+        <div className={`badge badge-${badge.tone}`} data-testid="connection-state">
           {badge.label}
         </div>
-        <div
-          className="rates"
-          title="How often each source is read. Every figure on this page comes from one of these."
-        >
-          pg_aios + wait events: {target?.sampleRateHz ?? '–'} Hz · pg_stat_io: {target?.statRateHz ?? '–'} Hz
+        <div className="rates">
+          pg_aios + wait events: {target?.sampleRateHz ?? '–'} Hz · pg_stat_io: {target?.statRateHz ?? '–'} Hz{' '}
+          <Explain label="sample rates">
+            How often each source is read. Every figure on this page comes from one of these.
+          </Explain>
         </div>
-        <button type="button" className="theme-toggle" onClick={onToggleTheme} aria-label="switch colour theme">
+        {/* Named by its visible text, so a voice user can say what they see. */}
+        <button type="button" className="theme-toggle" onClick={onToggleTheme}>
           {theme === 'dark' ? 'light theme' : 'dark theme'}
         </button>
       </div>
       {badge.detail !== '' ? <div className={`status-detail status-${badge.tone}`}>{badge.detail}</div> : null}
-      <dl className="settings" aria-label="I/O settings">
-        {shown.map((setting) => (
-          <div
-            key={setting.name}
-            className="setting"
-            title={`${setting.name} = ${setting.display} (source: ${setting.source}${setting.sourcefile ? `, ${setting.sourcefile}` : ''}; from pg_settings)`}
-          >
-            <dt>{setting.name}</dt>
-            <dd>{setting.display}</dd>
-          </div>
-        ))}
-      </dl>
+      <div className="settings-row">
+        {/* One (i) for the whole row, before it: ten more tab stops would stand between a keyboard and the panels. */}
+        <span className="settings-label">
+          settings{' '}
+          <Explain label="where these settings come from">
+            From pg_settings; where each value was set:
+            {shown.map((setting) => (
+              <span key={setting.name} className="settings-source">
+                {setting.name}: {setting.source}
+                {setting.sourcefile ? ` (${setting.sourcefile})` : ''}
+              </span>
+            ))}
+          </Explain>
+        </span>
+        <dl className="settings" aria-label="I/O settings">
+          {shown.map((setting) => (
+            <div key={setting.name} className="setting">
+              <dt>{setting.name}</dt>
+              <dd>{setting.display}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
     </header>
   );
 }

@@ -1,4 +1,4 @@
-import { memo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { memo, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { LAB_PRESETS, checkLabForm, plural } from '@aioscope/core';
 import {
   CACHE_STATES,
@@ -16,7 +16,7 @@ import {
   useStartExperiment,
 } from '../api/lab.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
-import { EmptyState, Panel } from './Panel.tsx';
+import { EmptyState, Explain, Panel } from './Panel.tsx';
 import './LabPanel.css';
 
 const CACHE_LABELS: Record<CacheState, string> = {
@@ -54,26 +54,29 @@ function ResultTable({ experiment }: { experiment: LabExperiment }): ReactNode {
         <thead>
           <tr>
             <th>variant</th>
-            <th className="num" title="Runs finished for this variant">
-              runs
+            <th className="num">
+              runs <Explain label="runs">Runs finished for this variant.</Explain>
             </th>
-            <th className="num" title="Median EXPLAIN ANALYZE execution time">
-              median
+            <th className="num">
+              median <Explain label="median">Median EXPLAIN ANALYZE execution time.</Explain>
             </th>
-            <th className="num" title="Fastest and slowest run: the noise">
-              min–max
+            <th className="num">
+              min–max <Explain label="min–max">Fastest and slowest run: the noise.</Explain>
             </th>
-            <th className="num" title={`Median / median of ${baseline}`}>
-              vs {baseline}
+            <th className="num">
+              vs {baseline} <Explain label={`vs ${baseline}`}>Median / median of {baseline}.</Explain>
             </th>
-            <th title="Median of Δread_bytes / Δreads of the run's own backend (pg_stat_get_backend_io)">
-              bytes / read
+            <th className="num">
+              bytes / read{' '}
+              <Explain label="bytes / read">
+                Median of Δread_bytes / Δreads of the run&apos;s own backend (pg_stat_get_backend_io).
+              </Explain>
             </th>
-            <th
-              className="num"
-              title="Median EXPLAIN I/O read time (track_io_timing): time the backend waited for reads"
-            >
-              I/O wait
+            <th className="num">
+              I/O wait{' '}
+              <Explain label="I/O wait">
+                Median EXPLAIN I/O read time (track_io_timing): time the backend waited for reads.
+              </Explain>
             </th>
           </tr>
         </thead>
@@ -111,7 +114,12 @@ function ResultTable({ experiment }: { experiment: LabExperiment }): ReactNode {
               <th>round</th>
               <th>variant</th>
               <th>io_method</th>
-              <th title="Share of the table in the OS page cache just before the run (fincore)">OS cache before</th>
+              <th>
+                OS cache before{' '}
+                <Explain label="OS cache before">
+                  Share of the table in the OS page cache just before the run (fincore).
+                </Explain>
+              </th>
               <th>time</th>
               <th>shared reads</th>
               <th>bytes / read</th>
@@ -237,6 +245,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
   const [confirm, setConfirm] = useState('');
   // From submit until the server names the new experiment, the previous one is not shown as if it were it.
   const [starting, setStarting] = useState(false);
+  const variantsHintId = useId();
   const embedded = info.data?.embedded === true;
   const checked = checkLabForm({ variants, cacheState, rounds, tableMb, confirmTarget: embedded ? null : confirm });
   const formErrors = 'errors' in checked ? checked.errors : [];
@@ -271,7 +280,8 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
         <form className="lab-form" onSubmit={submit} noValidate>
           <label>
             drill
-            <select value={variants} onChange={(e) => edit(() => setVariants(e.target.value))} aria-label="preset">
+            {/* Named as its visible label says (it was announced as "preset"). */}
+            <select value={variants} onChange={(e) => edit(() => setVariants(e.target.value))} aria-label="drill">
               {LAB_PRESETS.filter((preset) => embedded || !preset.embeddedOnly).map((preset) => (
                 <option key={preset.variants} value={preset.variants}>
                   {preset.label}
@@ -289,7 +299,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
               onChange={(e) => edit(() => setVariants(e.target.value))}
               aria-label="variants"
               aria-invalid={formErrors.length > 0}
-              title="eic=N, mic=N, icl=N (blocks), io_method=sync|worker|io_uring, io_workers=N; ';' between variants, ',' within one"
+              aria-describedby={variantsHintId}
             />
           </label>
           <label>
@@ -343,6 +353,10 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
           <button type="submit" disabled={formErrors.length > 0 || start.isPending || running}>
             {running ? 'running …' : 'run experiment'}
           </button>
+          <span className="lab-hint" id={variantsHintId}>
+            Variants: eic=N, mic=N, icl=N (blocks), io_method=sync|worker|io_uring, io_workers=N; &apos;;&apos; between
+            variants, &apos;,&apos; within one.
+          </span>
           <span className="lab-hint">
             Rounds run interleaved (A B C A B C …)
             {embedded ? '; io_method and io_workers variants restart the embedded server' : ''}.

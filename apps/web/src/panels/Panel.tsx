@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
 
 export interface PanelProps {
   title: string;
@@ -38,6 +38,19 @@ export function Explain({ label, children }: { label: string; children: ReactNod
   const [pinned, setPinned] = useState(false);
   const id = useId();
   const root = useRef<HTMLSpanElement>(null);
+  const tip = useRef<HTMLSpanElement>(null);
+  useLayoutEffect(() => {
+    // Centred on the (i) unless that puts it past the screen's edge (an (i) near the right on a
+    // phone): then it slides back inside, before it is painted. The page never scrolls sideways.
+    const element = tip.current;
+    if (!open || element === null) return;
+    const margin = 8;
+    const rect = element.getBoundingClientRect();
+    const overRight = rect.right - (document.documentElement.clientWidth - margin);
+    const overLeft = margin - rect.left;
+    const shift = overRight > 0 ? -overRight : overLeft > 0 ? overLeft : 0;
+    element.style.setProperty('--explain-shift', `${shift}px`);
+  }, [open]);
   useEffect(() => {
     if (!pinned) return undefined;
     // A pinned explanation closes when the person clicks or taps elsewhere.
@@ -82,7 +95,7 @@ export function Explain({ label, children }: { label: string; children: ReactNod
         i
       </button>
       {open ? (
-        <span role="tooltip" id={id} className="explain-text">
+        <span role="tooltip" id={id} className="explain-text" ref={tip}>
           {children}
         </span>
       ) : null}

@@ -2,7 +2,7 @@ import { memo, type ReactNode } from 'react';
 import type { ProcessView, TargetSummary } from '@aioscope/spec';
 import type { ProcessRow } from '../live/stableProcesses.ts';
 import { formatAge, formatBytes } from '../format.ts';
-import { EmptyState, Panel } from './Panel.tsx';
+import { EmptyState, Explain, Panel } from './Panel.tsx';
 
 export interface ProcessesPanelProps {
   /** In a stable order, with processes that just left kept (dimmed) for a few seconds. */
@@ -43,12 +43,24 @@ export const ProcessesPanel = memo(function ProcessesPanel({
                 <th>process</th>
                 <th>database / user</th>
                 <th>doing</th>
-                <th title="pg_aios reads issued by this process / the concurrency limit for what it is doing (server setting; a session may SET its own)">
-                  reads in flight
+                <th>
+                  reads in flight{' '}
+                  <Explain label="reads in flight">
+                    pg_aios reads issued by this process / the concurrency limit for what it is doing:
+                    effective_io_concurrency, or maintenance_io_concurrency for VACUUM, ANALYZE and index builds (server
+                    settings; a session may SET its own). io_max_concurrency caps both.
+                  </Explain>
                 </th>
-                <th title="Sum of pg_aios.length of its reads in flight">bytes</th>
-                <th title="pg_stat_activity wait_event_type: wait_event">wait now</th>
-                <th title="Time since query_start (server clock)">in statement</th>
+                <th>
+                  bytes <Explain label="bytes">Sum of pg_aios.length of its reads in flight.</Explain>
+                </th>
+                <th>
+                  wait now <Explain label="wait now">pg_stat_activity wait_event_type: wait_event, now.</Explain>
+                </th>
+                <th>
+                  in statement{' '}
+                  <Explain label="in statement">Time since query_start, on the server&apos;s clock.</Explain>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -69,17 +81,15 @@ export const ProcessesPanel = memo(function ProcessesPanel({
                   </td>
                   <td>{process.backendType}</td>
                   <td>{process.database === null ? '—' : `${process.database} / ${process.user ?? '—'}`}</td>
-                  <td className="query" title={process.queryPreview ?? ''}>
+                  {/* Cut to the column's width; the whole query is in the process detail. */}
+                  <td className="query">
                     {process.backendType === 'client backend' && process.queryPreview !== null ? (
                       process.queryPreview.slice(0, 100)
                     ) : (
                       <span className="activity">{process.activity}</span>
                     )}
                   </td>
-                  <td
-                    className="num"
-                    title={`limit: ${process.limit.name} = ${process.limit.value ?? '?'}; io_max_concurrency = ${process.ioMaxConcurrency ?? '?'}`}
-                  >
+                  <td className="num">
                     {process.backendType === 'io worker' ? '—' : `${process.readsInFlight}${limitText(process)}`}
                   </td>
                   <td className="num">
