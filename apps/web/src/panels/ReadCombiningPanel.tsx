@@ -4,7 +4,7 @@ import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { HistogramChart } from '../charts/HistogramChart.tsx';
 import { formatBytes, formatNumber } from '../format.ts';
 import { useThrottledValue } from '../live/useThrottledValue.ts';
-import { EmptyState, Figure, Panel } from './Panel.tsx';
+import { EmptyState, Explain, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 
 /** Reads of at most this size on average mean the scan is not being combined. */
@@ -103,10 +103,15 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
           <table className="counters" aria-label="recent pg_stat_io read batches">
             <thead>
               <tr>
-                <th title="Server time of the pg_stat_io sample that carried the counts">finished by</th>
+                <th>
+                  finished by{' '}
+                  <Explain label="finished by">Server time of the pg_stat_io sample that carried the counts.</Explain>
+                </th>
                 <th>reads</th>
                 <th>bytes</th>
-                <th title="Δread_bytes / Δreads: exact">bytes / read</th>
+                <th>
+                  bytes / read <Explain label="bytes / read">Δread_bytes / Δreads of that sample: exact.</Explain>
+                </th>
               </tr>
             </thead>
             <tbody>

@@ -139,11 +139,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
         </EmptyState>
       ) : (
         <>
-          <div
-            className={`verdict verdict-${verdict.level.replace(' ', '-')}`}
-            data-testid="worker-verdict"
-            title={verdict.evidence.join('\n')}
-          >
+          <div className={`verdict verdict-${verdict.level.replace(' ', '-')}`} data-testid="worker-verdict">
             <strong>{verdict.summary}</strong>
             <ul>
               {verdict.evidence.map((line) => (
@@ -194,7 +190,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
               return (
                 <li
                   key={worker.pid}
-                  title={`io worker pid ${worker.pid}: busy in ${formatPercent(worker.busyFraction)} of ${worker.samples} samples; now: ${now === undefined ? 'gone' : now.busy ? (now.waitEvent ?? 'running') : 'IoWorkerMain'}`}
+                  aria-label={`io worker pid ${worker.pid}: busy in ${formatPercent(worker.busyFraction)} of ${worker.samples} samples; now: ${now === undefined ? 'gone' : now.busy ? (now.waitEvent ?? 'running') : 'IoWorkerMain'}`}
                 >
                   <span className="worker-pid">pid {worker.pid}</span>
                   <span className="strip" aria-hidden="true">
