@@ -45,17 +45,29 @@ export async function snapshotWebApp(): Promise<WebSnapshot> {
   throw new Error(`no complete web build in ${WEB_ROOT}: run npm run build`);
 }
 
-/** Serves the page's script and stylesheet from the snapshot, whatever names the shell asks for. */
+/** Serves the page's script, its lazy chunks and stylesheet from the snapshot, whatever names the shell asks for. */
 export async function routeToSnapshot(context: BrowserContext, snapshot: WebSnapshot): Promise<void> {
   // Only sub-resources: a document fulfilled by a route counts as non-local to Chromium's Local
   // Network Access checks, which then block the page's WebSocket to 127.0.0.1.
   await context.route('**/assets/*', async (route) => {
     const pathname = new URL(route.request().url()).pathname;
-    if (pathname.endsWith('.js')) await route.fulfill({ path: path.join(snapshot.dir, 'assets', snapshot.js) });
+    // The snapshot's scripts (its entry and the chunks it imports lazily) under their own names. A
+    // shell from another build asks for another entry name: it gets a module importing the
+    // snapshot's entry by its own name, so the lazy chunks, which import it by that name too,
+    // share its modules (one React) instead of loading a second copy.
+    const own = path.join(snapshot.dir, 'assets', path.basename(pathname));
+    if (pathname.endsWith('.js') && existsSync(own)) await route.fulfill({ path: own });
+    else if (pathname.endsWith('.js'))
+      await route.fulfill({ contentType: 'text/javascript', body: entryImport(snapshot.js) });
     else if (pathname.endsWith('.css') && snapshot.css !== null)
       await route.fulfill({ path: path.join(snapshot.dir, 'assets', snapshot.css) });
     else await route.continue();
   });
+}
+
+/** A module whose only work is to run the script `name` of /assets/ (the shell's entry stand-in). */
+export function entryImport(name: string): string {
+  return `import '/assets/${name}';\n`;
 }
 
 /** Opens the dashboard and waits for its first panel (retrying a slow or failed first load). */

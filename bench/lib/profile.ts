@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { REPO_ROOT } from '../../apps/server/src/config/config.ts';
 import { launchChromium } from '../../e2e/support/browser.ts';
 import { waitForUptime, type BenchAioscope } from './aioscope.ts';
-import { openDashboard } from './dashboard.ts';
+import { entryImport, openDashboard } from './dashboard.ts';
 import {
   BENCH_DATA_DIR,
   log,
@@ -94,7 +94,12 @@ export async function runProfile(options: BenchOptions, app: BenchAioscope, pare
     const cssName = /href="\/assets\/([^"]+\.css)"/.exec(indexHtml)?.[1];
     await context.route('**/assets/*', async (route) => {
       const pathname = new URL(route.request().url()).pathname;
-      if (pathname.endsWith('.js')) await route.fulfill({ path: path.join(dir, 'assets', bundleName) });
+      // The unminified entry and its lazy chunks under their own names; the shell's entry name gets
+      // a module importing the unminified entry by its name (one copy of each module, see entryImport).
+      const chunk = path.join(dir, 'assets', path.basename(pathname));
+      if (pathname.endsWith('.js') && existsSync(chunk)) await route.fulfill({ path: chunk });
+      else if (pathname.endsWith('.js'))
+        await route.fulfill({ contentType: 'text/javascript', body: entryImport(bundleName) });
       else if (pathname.endsWith('.css') && cssName !== undefined)
         await route.fulfill({ path: path.join(dir, 'assets', cssName) });
       else await route.continue();

@@ -11,7 +11,14 @@ const NO_SELECTION: uPlot.Select = { show: false, left: 0, top: 0, width: 0, hei
 
 /** Options of an axes layer: no legend, cursor or selection, and no series (it is never given data). */
 export function axesLayer(options: Omit<uPlot.Options, 'series'>): uPlot.Options {
-  return { legend: { show: false }, cursor: { show: false }, select: NO_SELECTION, ...options, series: [{}] };
+  return {
+    legend: { show: false },
+    cursor: { show: false },
+    select: NO_SELECTION,
+    ...options,
+    series: [{}],
+    class: 'chart-axes-layer',
+  };
 }
 
 /**
@@ -36,11 +43,15 @@ export interface PlotFrame {
 }
 
 /**
- * A chart as two uPlots stacked in one element, the series layer transparent over the axes layer.
- * uPlot redraws a whole canvas at every setData, and the axes (text and dashed grid, costly on a
- * software-rendered canvas) would then be redrawn at every chart bucket and every strip sample,
- * although they change only with the y scale, the size or the theme. Here the axes layer redraws
- * only when its key changes; the series layer gets every update.
+ * A chart as two uPlots in one element. uPlot redraws a whole canvas at every setData, and the
+ * axes (text and dashed grid, costly on a software-rendered canvas) would then be redrawn at every
+ * chart bucket and every strip sample, although they change only with the y scale, the size or the
+ * theme. Here the axes layer redraws only when its key changes; the series layer gets every update
+ * and starts each drawing with a copy of the axes layer's canvas, so only the series canvas is
+ * shown (charts.css hides the axes layer). One canvas per chart on the page, not two: Chromium
+ * hands every canvas on the page (changed or not, on screen or not) and the element over it to
+ * the compositor at every animation frame, which the per-sample strip asks for 20 times a second;
+ * two canvases per chart cost the page's main thread more than drawing the charts did.
  */
 export class LayeredPlot {
   private readonly axes: uPlot;
@@ -49,7 +60,16 @@ export class LayeredPlot {
 
   constructor(element: HTMLElement, options: LayerOptions, frame: PlotFrame) {
     this.axes = new uPlot(options.axes, [[]], element);
-    this.series = new uPlot(options.series, frame.data, element);
+    // Both layers commit their drawing in a microtask, the axes layer first (built, resized and
+    // redrawn first): the copy below always takes its current drawing.
+    const axesCanvas = this.axes.ctx.canvas;
+    const copyAxes = (u: uPlot): void => u.ctx.drawImage(axesCanvas, 0, 0);
+    const hooks = options.series.hooks ?? {};
+    this.series = new uPlot(
+      { ...options.series, hooks: { ...hooks, drawClear: [copyAxes, ...(hooks.drawClear ?? [])] } },
+      frame.data,
+      element,
+    );
     this.axesKey = frame.axesKey;
   }
 
