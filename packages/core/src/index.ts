@@ -21,3 +21,4 @@ export * from './labSql.ts';
 export * from './labPolicy.ts';
 export * from './labForm.ts';
 export * from './demoSql.ts';
+export * from './rollups.ts';

@@ -5,3 +5,4 @@ export * from './events.ts';
 export * from './audit.ts';
 export * from './api.ts';
 export * from './lab.ts';
+export * from './history.ts';

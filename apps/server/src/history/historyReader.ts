@@ -1,0 +1,44 @@
+import type {
+  HistoryEvent,
+  HistoryExtent,
+  HistoryFrames,
+  HistoryRange,
+  RecordingHeader,
+  RollupPoint,
+} from '@aioscope/spec';
+
+/**
+ * The past of one target, however it is kept: the recorder's store (DuckDB under the data folder)
+ * or a recording file opened in memory (`open FILE`, a dropped file). The history routes and the
+ * exporter read only through this, so a recording file is served by exactly the code that serves
+ * the live store.
+ */
+export interface HistoryReader {
+  readonly targetId: string;
+  extent(): Promise<HistoryExtent>;
+  /** Raw samples in [from, to); callers keep ranges within MAX_RAW_RANGE_MS. */
+  frames(range: HistoryRange): Promise<HistoryFrames>;
+  /** Roll-ups in [from, to) at stepMs (a whole multiple of ROLLUP_BASE_STEP_MS). */
+  rollups(range: HistoryRange, stepMs: number): Promise<RollupPoint[]>;
+  events(range: HistoryRange): Promise<HistoryEvent[]>;
+  /** What a recording file of [from, to) says about itself, minus its range and counts. */
+  describe(): Promise<Omit<RecordingHeader, 'range' | 'counts' | 'createdAt' | 'format' | 'version' | 'producer'>>;
+}
+
+/** Every target's history, by target id; a consumer of the monitors, like the live hub. */
+export interface HistoryCatalog {
+  get(targetId: string): HistoryReader | undefined;
+}
+
+/** A range with nothing in it: what a reader answers before anything was kept. */
+export function emptyHistoryFrames(targetId: string, range: HistoryRange): HistoryFrames {
+  return {
+    targetId,
+    ...range,
+    frames: [],
+    ioDeltas: [],
+    processes: [],
+    scansBefore: null,
+    processesBefore: null,
+  };
+}
