@@ -1,9 +1,11 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { aioscopeApp, fastifyOptions } from './app.ts';
 import type { AppConfig } from './config/config.ts';
+import type { HistoryCatalog } from './history/historyReader.ts';
 import type { LabService } from './lab/labService.ts';
 import { demoPlugin } from './plugins/demoPlugin.ts';
 import type { EmbeddedPostgresServer } from './plugins/embeddedPostgres.ts';
+import { historyPlugin } from './plugins/historyPlugin.ts';
 import { labPlugin } from './plugins/labPlugin.ts';
 import { monitorsPlugin } from './plugins/monitorsPlugin.ts';
 import { targetPlugin } from './plugins/targetPlugin.ts';
@@ -20,6 +22,8 @@ export interface RunningAioscope {
   monitors: ReadonlyMap<string, TargetMonitor>;
   embedded: EmbeddedPostgresServer | null;
   lab: LabService;
+  /** Every target's recorded past (answers 'off' under --no-record). */
+  history: HistoryCatalog;
   /** Closes everything, each plugin its own resource, in reverse order of start. Idempotent. */
   close(): Promise<void>;
   /** True once close() began. */
@@ -33,8 +37,8 @@ export interface StartHooks {
 
 /**
  * The process's server: one Fastify instance built from plugins that each own a resource and its
- * teardown (target and embedded cluster, demo workload, monitors, lab, then the app and live hub),
- * started in that order and closed in the reverse one by Fastify itself.
+ * teardown (target and embedded cluster, demo workload, monitors, lab, history recorder, then the
+ * app and live hub), started in that order and closed in the reverse one by Fastify itself.
  */
 export async function startAioscope(config: AppConfig, log: Logger, hooks: StartHooks = {}): Promise<RunningAioscope> {
   const app = Fastify(fastifyOptions(config.logLevel === 'info' ? 'warn' : config.logLevel));
@@ -59,10 +63,12 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
     await app.register(demoPlugin, { enabled: config.demoWorkload, tableMb: config.demoTableMb, log });
     await app.register(monitorsPlugin, { sampleRateHz: config.sampleRateHz });
     await app.register(labPlugin, { dataDir: config.dataDir, allowExternal: config.allowLab, log });
+    await app.register(historyPlugin, { dataDir: config.dataDir, record: config.record, log });
     await app.register(async (instance) => {
       await instance.register(aioscopeApp, {
         monitors: instance.monitors,
         lab: instance.lab,
+        history: instance.history,
         webRoot: WEB_ROOT,
         ...(config.token === undefined ? {} : { token: config.token }),
       });
@@ -83,6 +89,7 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
     monitors: app.monitors,
     embedded: app.target.embedded,
     lab: app.lab,
+    history: app.history,
     close,
     isClosing: () => closing,
   };

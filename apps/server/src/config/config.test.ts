@@ -72,4 +72,36 @@ describe('parseConfig', () => {
   it('answers --help', () => {
     expect(parseConfig(['--help'], {})).toEqual({ ok: 'help' });
   });
+
+  it('records by default with the laptop-sized retention, and not with --no-record', () => {
+    expect(ok([]).record).toEqual({
+      enabled: true,
+      rawMs: 24 * 3_600_000,
+      rollupMs: 30 * 86_400_000,
+      maxBytes: 1024 ** 3,
+    });
+    expect(ok(['--no-record']).record.enabled).toBe(false);
+  });
+
+  it('reads --record-raw, --record-rollups and --record-max', () => {
+    expect(ok(['--record-raw', '6h', '--record-rollups', '7d', '--record-max', '500MB']).record).toEqual({
+      enabled: true,
+      rawMs: 6 * 3_600_000,
+      rollupMs: 7 * 86_400_000,
+      maxBytes: 500 * 1024 ** 2,
+    });
+  });
+
+  it.each([
+    [['--record-raw', '24'], '--record-raw "24" is not a duration: use a number and s, m, h or d, e.g. 24h or 30d'],
+    [['--record-raw', '10s'], '--record-raw "10s" is too short: at least 1m'],
+    [['--record-rollups', 'forever'], '--record-rollups "forever" is not a duration'],
+    [['--record-max', '1G'], '--record-max "1G" is not a size: use a number and B, kB, MB, GB or TB, e.g. 1GB'],
+    [['--record-max', '1MB'], '--record-max "1MB" is too small: at least 16MB'],
+    [['--record-raw', '48h', '--record-rollups', '1d'], '--record-rollups must be at least --record-raw'],
+  ])('rejects bad recording limits %j with a one-line message', (argv, expected) => {
+    const message = error(argv);
+    expect(message).toContain(expected);
+    expect(message).not.toContain('\n');
+  });
 });

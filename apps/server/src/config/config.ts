@@ -5,6 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
+import {
+  DEFAULT_MAX_BYTES,
+  DEFAULT_RAW_RETENTION_MS,
+  DEFAULT_ROLLUP_RETENTION_MS,
+  parseByteSize,
+  parseDuration,
+  type Parsed,
+} from '../history/recordingLimits.ts';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
 
 /** Where the repository root is, so `.aioscope/` lands there whatever folder npm runs us from. */
@@ -49,6 +57,12 @@ Options:
                         (also AIOSCOPE_TOKEN; at least 16 characters)
   --allow-lab           allow the scan lab on a server given with --db (it creates a table
                         in its own schema aioscope_lab and drops it afterwards)
+  --no-record           do not record history (by default every sample is kept under
+                        <data dir>/history, for rewinding, replaying and sharing)
+  --record-raw <age>    keep every sample this long, e.g. 6h (default 24h)
+  --record-rollups <age>  keep per-second roll-ups this long, e.g. 7d (default 30d)
+  --record-max <size>   at most this much on disk for history, oldest samples first
+                        (default 1GB)
   --log-level <level>   fatal, error, warn, info, debug (default info)
   -h, --help            show this help
 
@@ -69,6 +83,16 @@ const connectionStringSchema = z
       return false;
     }
   }, 'is not a valid connection URL');
+
+/** A flag value read by one of recordingLimits' parsers: the number, or its one-line error. */
+const limitSchema = (parse: (text: string) => Parsed) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    if (typeof value === 'number') return value;
+    const parsed = parse(value);
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({ code: 'custom', message: parsed.error });
+    return z.NEVER;
+  });
 
 export const configSchema = z
   .object({
@@ -98,6 +122,17 @@ export const configSchema = z
     allowLab: z.boolean(),
     waitForDb: z.boolean(),
     token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
+    record: z
+      .object({
+        enabled: z.boolean(),
+        rawMs: limitSchema(parseDuration),
+        rollupMs: limitSchema(parseDuration),
+        maxBytes: limitSchema(parseByteSize),
+      })
+      .refine((record) => record.rollupMs >= record.rawMs, {
+        path: ['rollupMs'],
+        message: 'must be at least --record-raw: roll-ups are what is left of raw samples',
+      }),
   })
   .strict()
   .refine((config) => isLoopbackHost(config.host) || config.token !== undefined, {
@@ -119,6 +154,9 @@ const FLAG_NAMES: Record<string, string> = {
   dataDir: '--data-dir',
   logLevel: '--log-level',
   token: '--token',
+  'record.rawMs': '--record-raw',
+  'record.rollupMs': '--record-rollups',
+  'record.maxBytes': '--record-max',
 };
 
 /** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
@@ -143,6 +181,10 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
         'allow-lab': { type: 'boolean' },
         'wait-for-db': { type: 'boolean' },
         token: { type: 'string' },
+        record: { type: 'boolean' },
+        'record-raw': { type: 'string' },
+        'record-rollups': { type: 'string' },
+        'record-max': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -176,6 +218,12 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     ...(typeof values.token === 'string' || (env.AIOSCOPE_TOKEN ?? '') !== ''
       ? { token: typeof values.token === 'string' ? values.token : env.AIOSCOPE_TOKEN }
       : {}),
+    record: {
+      enabled: values.record !== false,
+      rawMs: values['record-raw'] ?? DEFAULT_RAW_RETENTION_MS,
+      rollupMs: values['record-rollups'] ?? DEFAULT_ROLLUP_RETENTION_MS,
+      maxBytes: values['record-max'] ?? DEFAULT_MAX_BYTES,
+    },
   };
   const parsed = configSchema.safeParse(candidate);
   if (!parsed.success) {

@@ -9,6 +9,9 @@ import { LabRunner } from './labRunner.ts';
 
 export type StartResult = { ok: true; id: string } | { ok: false; status: 400 | 403 | 409 | 429; error: string };
 
+/** An experiment began or ended (any final status): history marks both on the time line. */
+export type LabRunChange = { kind: 'started' | 'ended'; experiment: LabExperiment };
+
 export type CancelResult = { ok: true; experiment: LabExperiment } | { ok: false; status: 404 | 409; error: string };
 
 export interface LabServiceOptions {
@@ -38,6 +41,7 @@ export class LabService {
   private readonly store: ExperimentStore;
   /** The experiment in progress, until its settings are restored and the lab is free again. */
   private runner: LabRunner | null = null;
+  private readonly runListeners = new Set<(change: LabRunChange) => void>();
 
   constructor(private readonly options: LabServiceOptions) {
     this.policy = new LabPolicy({
@@ -50,6 +54,12 @@ export class LabService {
 
   get isEmbedded(): boolean {
     return this.options.embedded !== null && this.options.target.kind === 'embedded';
+  }
+
+  /** Tells a listener when an experiment starts and ends; returns the unsubscribe. */
+  onRun(listener: (change: LabRunChange) => void): () => void {
+    this.runListeners.add(listener);
+    return () => void this.runListeners.delete(listener);
   }
 
   /** GET /api/lab: whether the lab is on here and what holds it now. */
@@ -122,8 +132,10 @@ export class LabService {
       plan,
     );
     this.runner = runner;
+    this.notifyRun({ kind: 'started', experiment });
     void runner.settled.then(() => {
       if (this.runner === runner) this.runner = null;
+      this.notifyRun({ kind: 'ended', experiment: runner.experiment });
     });
     return { ok: true, id };
   }
@@ -182,6 +194,16 @@ export class LabService {
         rounds: experiment.definition.rounds,
       }))
       .sort((a, b) => b.createdAt - a.createdAt);
+  }
+
+  private notifyRun(change: LabRunChange): void {
+    for (const listener of this.runListeners) {
+      try {
+        listener(change);
+      } catch {
+        // A listener (history) must not cost the lab its experiment.
+      }
+    }
   }
 
   /**

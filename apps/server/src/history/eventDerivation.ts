@@ -1,0 +1,94 @@
+import type { Capabilities, HistoryEvent, IoStatDelta, ServerInfo, TargetStatus } from '@aioscope/spec';
+
+/**
+ * The events a recorder derives from what a monitor tells it: a pure fold over statuses, server
+ * info and pg_stat_io deltas, so the rules are tested on recorded payloads without a server.
+ */
+
+export interface WatchedState {
+  /** Whether the last status was live; null before the first status. */
+  live: boolean | null;
+  server: ServerInfo | null;
+  capabilities: Capabilities | null;
+}
+
+export type Observation =
+  | { kind: 'status'; status: TargetStatus }
+  | { kind: 'serverInfo'; server: ServerInfo; capabilities: Capabilities; at: number }
+  | { kind: 'ioDelta'; delta: IoStatDelta };
+
+export const INITIAL_WATCHED_STATE: WatchedState = { live: null, server: null, capabilities: null };
+
+export interface Derived {
+  state: WatchedState;
+  events: HistoryEvent[];
+}
+
+export function observe(state: WatchedState, observation: Observation): Derived {
+  switch (observation.kind) {
+    case 'status':
+      return fromStatus(state, observation.status);
+    case 'serverInfo':
+      return fromServerInfo(state, observation.server, observation.capabilities, observation.at);
+    case 'ioDelta':
+      return {
+        state,
+        events: observation.delta.reset
+          ? [{ t: observation.delta.t, kind: 'statsReset', message: 'pg_stat_io counters were reset' }]
+          : [],
+      };
+  }
+}
+
+function fromStatus(state: WatchedState, status: TargetStatus): Derived {
+  const live = status.state === 'live';
+  const events: HistoryEvent[] = [];
+  if (live && state.live !== true) events.push({ t: status.since, kind: 'connected', message: 'connected' });
+  // 'connecting' → 'error' at start-up was never a connection: only a live one can be lost.
+  if (!live && state.live === true) {
+    const why = status.message === null ? status.state : status.message;
+    events.push({ t: status.since, kind: 'disconnected', message: `disconnected: ${why}` });
+  }
+  return { state: { ...state, live: status.state === 'connecting' ? state.live : live }, events };
+}
+
+/** Privileges whose loss blanks part of the dashboard, with what the user loses. */
+const PRIVILEGES: readonly { key: keyof Capabilities; what: string }[] = [
+  { key: 'canReadPgAios', what: 'pg_aios (reads in flight)' },
+  { key: 'canSeeAllActivity', what: "other sessions' wait events" },
+];
+
+function fromServerInfo(state: WatchedState, server: ServerInfo, capabilities: Capabilities, at: number): Derived {
+  const events: HistoryEvent[] = [];
+  const before = state.server;
+  if (before !== null && before.version !== server.version) {
+    events.push({ t: at, kind: 'serverRestarted', message: `server restarted: ${before.version} → ${server.version}` });
+  }
+  if (before !== null) {
+    const changes = settingChanges(before, server);
+    if (changes.length > 0) events.push({ t: at, kind: 'settingsChanged', message: changes.join(', ') });
+  }
+  const had = state.capabilities;
+  if (had !== null) {
+    for (const { key, what } of PRIVILEGES) {
+      if (had[key] && !capabilities[key])
+        events.push({ t: at, kind: 'privilegeLost', message: `can no longer read ${what}` });
+      if (!had[key] && capabilities[key])
+        events.push({ t: at, kind: 'privilegeRegained', message: `can read ${what} again` });
+    }
+  }
+  return { state: { ...state, server, capabilities }, events };
+}
+
+/** "io_combine_limit 128kB → 8kB" for each setting whose shown value changed, appeared or went. */
+export function settingChanges(before: ServerInfo, after: ServerInfo): string[] {
+  const old = new Map(before.settings.map((setting) => [setting.name, setting.display]));
+  const now = new Map(after.settings.map((setting) => [setting.name, setting.display]));
+  const names = [...new Set([...old.keys(), ...now.keys()])].sort();
+  return names.flatMap((name) => {
+    const a = old.get(name);
+    const b = now.get(name);
+    if (a === b) return [];
+    return [`${name} ${a ?? '(none)'} → ${b ?? '(none)'}`];
+  });
+}

@@ -1,0 +1,211 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RecordingState } from '@aioscope/spec';
+import type { Logger } from '../targets/resolveTarget.ts';
+import type { RecordingLimits } from './recordingLimits.ts';
+import { applyRetention } from './retention.ts';
+import { STORE_FILE, closeStoreFile, errorText, openStoreFile, pauseReason, type OpenStore } from './storeFile.ts';
+import { chunkOfTable } from './storeSchema.ts';
+import { writeBatch, type PendingRow } from './storeWriter.ts';
+
+export const FLUSH_INTERVAL_MS = 500;
+export const RETRY_INTERVAL_MS = 2_000;
+export const RETENTION_INTERVAL_MS = 60_000;
+/** Rows held while the disk is slow or failing: ~2 min at 100 Hz, 10 min at 20 Hz (~10 MB). */
+export const MAX_PENDING_ROWS = 12_000;
+const CLOSE_WAIT_MS = 5_000;
+const RETENTION_START_DELAY_MS = 10_000;
+
+export interface RecordingStatus {
+  state: RecordingState;
+  reason: string | null;
+}
+
+export interface HistoryStoreOptions {
+  /** `<data dir>/history` */
+  dir: string;
+  limits: RecordingLimits;
+  log: Logger;
+  /** Recording paused (reason) or resumed (reason null, with the rows dropped meanwhile). */
+  onRecordingChange?: (status: RecordingStatus, droppedRows: number) => void;
+  maxPendingRows?: number;
+}
+
+/**
+ * The recorder's store: rows wait in a bounded in-memory batch and are written every 500 ms in one
+ * transaction, off the sampler's path (the sampler only appends to an array). A failed open or
+ * write pauses recording with the OS's reason, closes DuckDB (it may refuse further writes after
+ * an I/O error) and retries every 2 s from the file; rows beyond the bound are dropped oldest first
+ * and counted, so a stuck disk cannot grow memory without limit.
+ */
+export class HistoryStore {
+  private open: OpenStore | null = null;
+  private pending: PendingRow[] = [];
+  private status: RecordingStatus = { state: 'paused', reason: 'opening the history store' };
+  private droppedRows = 0;
+  private busy = false;
+  private closed = false;
+  private nextAttemptAt = 0;
+  /** Not at start-up: dropping and checkpointing a large store would delay the first page. */
+  private nextRetentionAt = Date.now() + RETENTION_START_DELAY_MS;
+  private readonly knownChunks = new Set<number>();
+  private reads: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(private readonly options: HistoryStoreOptions) {
+    this.timer = setInterval(() => void this.cycle(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Never throws: a store that cannot open starts paused and keeps trying. */
+  static async start(options: HistoryStoreOptions): Promise<HistoryStore> {
+    const store = new HistoryStore(options);
+    await store.cycle();
+    return store;
+  }
+
+  get limits(): RecordingLimits {
+    return this.options.limits;
+  }
+
+  recordingStatus(): RecordingStatus {
+    return this.status;
+  }
+
+  enqueue(row: PendingRow): void {
+    if (this.closed) return;
+    this.pending.push(row);
+    const max = this.options.maxPendingRows ?? MAX_PENDING_ROWS;
+    if (this.pending.length > max) {
+      // Trim a tenth at once: one splice per 1,200 rows rather than one shift per row.
+      const excess = this.pending.length - Math.floor(max * 0.9);
+      this.pending.splice(0, excess);
+      this.droppedRows += excess;
+    }
+  }
+
+  /**
+   * Runs a query on the read connection, one at a time (a DuckDB connection runs one statement at
+   * once); answers `closed` while the store is not open (recording paused).
+   */
+  read<T>(query: (connection: DuckDBConnection) => Promise<T>, closed: T): Promise<T> {
+    const run = this.reads.then(() => {
+      const connection = this.open?.reader;
+      return connection === undefined ? closed : query(connection);
+    });
+    this.reads = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  /** Raw chunks in the store, oldest first. */
+  rawChunks(): number[] {
+    return [...this.knownChunks].sort((a, b) => a - b);
+  }
+
+  async bytesOnDisk(): Promise<number> {
+    const file = path.join(this.options.dir, STORE_FILE);
+    const sizes = await Promise.all(
+      [file, `${file}.wal`].map((name) =>
+        stat(name).then(
+          (s) => s.size,
+          () => 0,
+        ),
+      ),
+    );
+    return sizes.reduce((a, b) => a + b, 0);
+  }
+
+  /** Writes what is pending (one last try) and closes DuckDB. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    // A write stuck on a dead disk must not hold up shutdown for ever.
+    for (let waited = 0; this.busy && waited < CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    this.closed = true;
+    if (this.open !== null && this.pending.length > 0) await this.flush().catch(() => undefined);
+    await this.reads;
+    if (this.open !== null) closeStoreFile(this.open);
+    this.open = null;
+  }
+
+  /** One timer tick: (re)open when due, write the batch, apply retention when due. */
+  private async cycle(): Promise<void> {
+    if (this.busy || this.closed) return; // the previous write is still on the disk: rows wait
+    this.busy = true;
+    try {
+      if (this.open === null) {
+        if (Date.now() < this.nextAttemptAt) return;
+        this.open = await openStoreFile(this.options.dir);
+        await this.listChunks(this.open.writer);
+        if (this.open.movedAside !== null) {
+          this.options.log.warn(
+            `history store could not be read; moved aside to ${this.open.movedAside}, starting a new one`,
+          );
+        }
+      }
+      await this.flush();
+      if (this.status.state !== 'recording') this.setStatus({ state: 'recording', reason: null });
+      if (Date.now() >= this.nextRetentionAt) {
+        this.nextRetentionAt = Date.now() + RETENTION_INTERVAL_MS;
+        await applyRetention(this.open.writer, this.knownChunks, this.options.limits, Date.now());
+      }
+    } catch (error) {
+      this.fail(error);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private async flush(): Promise<void> {
+    if (this.open === null || this.pending.length === 0) return;
+    const rows = this.pending;
+    this.pending = [];
+    try {
+      await writeBatch(this.open.writer, rows, this.knownChunks);
+    } catch (error) {
+      this.pending = rows.concat(this.pending); // enqueue() bounds them again
+      throw error;
+    }
+  }
+
+  private fail(error: unknown): void {
+    // Reads in flight finish first; later ones see the store closed and answer with nothing.
+    const open = this.open;
+    this.open = null;
+    if (open !== null) this.reads = this.reads.then(() => closeStoreFile(open));
+    this.nextAttemptAt = Date.now() + RETRY_INTERVAL_MS;
+    const reason = pauseReason(error);
+    if (this.status.state === 'paused' && this.status.reason === reason) return;
+    this.options.log.warn(
+      `history recording paused: ${reason} (${errorText(error)}); retrying every ${RETRY_INTERVAL_MS / 1000} s`,
+    );
+    this.setStatus({ state: 'paused', reason });
+  }
+
+  private setStatus(status: RecordingStatus): void {
+    const wasOpening = this.status.reason === 'opening the history store';
+    this.status = status;
+    if (status.state === 'recording') {
+      if (!wasOpening)
+        this.options.log.info(`history recording resumed (${this.droppedRows} rows dropped while paused)`);
+      if (!wasOpening || this.droppedRows > 0) this.options.onRecordingChange?.(status, this.droppedRows);
+      this.droppedRows = 0;
+    } else {
+      this.options.onRecordingChange?.(status, this.droppedRows);
+    }
+  }
+
+  private async listChunks(connection: DuckDBConnection): Promise<void> {
+    const result = await connection.runAndReadAll(
+      "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'raw_%'",
+    );
+    this.knownChunks.clear();
+    for (const [name] of result.getRowsJS()) {
+      const chunk = chunkOfTable(String(name));
+      if (chunk !== null) this.knownChunks.add(chunk);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+import type { RollupAccumulator } from '@aioscope/core';
+import type { HistoryEvent, HistoryEventKind, TargetSummary } from '@aioscope/spec';
+import type { MonitorFeed } from '../sampler/monitorEvents.ts';
+import { INITIAL_WATCHED_STATE, observe, type Observation, type WatchedState } from './eventDerivation.ts';
+import type { HistoryStore } from './historyStore.ts';
+import { SecondRollups } from './secondRollups.ts';
+import type { TargetDescription } from './storeReader.ts';
+import { RAW_KIND } from './storeSchema.ts';
+
+/**
+ * Records one target: a consumer of its monitor's events, like the live hub. Every handler only
+ * appends to the store's in-memory batch (the sampler never waits for the disk); roll-ups of each
+ * second are handed over once complete; events are derived from statuses, server info and deltas,
+ * and others (the lab, the store itself) add theirs with addEvent.
+ */
+export class Recorder {
+  private watched: WatchedState = INITIAL_WATCHED_STATE;
+  private readonly rollups = new SecondRollups();
+  private readonly unsubscribes: (() => void)[] = [];
+
+  constructor(
+    private readonly feed: MonitorFeed,
+    private readonly store: HistoryStore,
+    private readonly initial: TargetSummary,
+  ) {}
+
+  /**
+   * Subscribes, and takes what the monitor already knew (it may have connected before the store
+   * opened). `previous` is what the store said about this target last time, for rateChanged.
+   */
+  start(previous: TargetDescription | null): void {
+    const { status, server, capabilities } = this.initial;
+    if (server !== null && capabilities !== null)
+      this.note({ kind: 'serverInfo', server, capabilities, at: Date.now() });
+    this.note({ kind: 'status', status });
+    if (previous !== null && previous.sampleRateHz !== this.initial.sampleRateHz) {
+      this.addEvent('rateChanged', `sample rate ${previous.sampleRateHz} Hz → ${this.initial.sampleRateHz} Hz`);
+    }
+    this.saveDescription();
+    const target = this.feed.id;
+    this.unsubscribes.push(
+      this.feed.on('frame', (frame) => {
+        const hasScans = frame.scans !== undefined;
+        this.store.enqueue({
+          table: 'raw',
+          target,
+          kind: RAW_KIND.frame,
+          t: frame.t,
+          hasScans,
+          body: JSON.stringify(frame),
+        });
+        this.rollups.addFrame(frame);
+        this.saveRollups(this.rollups.takeComplete());
+      }),
+      this.feed.on('ioDelta', (delta) => {
+        this.store.enqueue({
+          table: 'raw',
+          target,
+          kind: RAW_KIND.ioDelta,
+          t: delta.t,
+          hasScans: false,
+          body: JSON.stringify(delta),
+        });
+        this.rollups.addIoDelta(delta);
+        this.note({ kind: 'ioDelta', delta });
+      }),
+      this.feed.on('processes', ({ t, processes }) => {
+        const body = JSON.stringify({ t, processes });
+        this.store.enqueue({ table: 'raw', target, kind: RAW_KIND.processes, t, hasScans: false, body });
+      }),
+      this.feed.on('status', (next) => this.note({ kind: 'status', status: next })),
+      this.feed.on('serverInfo', (info) => {
+        this.note({ kind: 'serverInfo', ...info, at: Date.now() });
+        this.saveDescription();
+      }),
+    );
+  }
+
+  /** Unsubscribes and hands over the seconds still open (the store writes them on close). */
+  stop(): void {
+    for (const unsubscribe of this.unsubscribes.splice(0)) unsubscribe();
+    this.saveRollups(this.rollups.takeAll());
+  }
+
+  /** A marker on the time line: lab runs, recording paused or resumed, anything a plugin knows. */
+  addEvent(kind: HistoryEventKind, message: string, t: number = Date.now()): void {
+    this.save({ t, kind, message });
+  }
+
+  describe(): TargetDescription {
+    return {
+      target: { id: this.initial.id, name: this.initial.name },
+      server: this.watched.server,
+      capabilities: this.watched.capabilities,
+      sampleRateHz: this.initial.sampleRateHz,
+      statRateHz: this.initial.statRateHz,
+    };
+  }
+
+  private note(observation: Observation): void {
+    const derived = observe(this.watched, observation);
+    this.watched = derived.state;
+    for (const event of derived.events) this.save(event);
+  }
+
+  private save(event: HistoryEvent): void {
+    this.store.enqueue({ table: 'event', target: this.feed.id, event });
+  }
+
+  private saveRollups(accumulators: RollupAccumulator[]): void {
+    for (const acc of accumulators) this.store.enqueue({ table: 'rollup', target: this.feed.id, acc });
+  }
+
+  private saveDescription(): void {
+    this.store.enqueue({ table: 'target', target: this.feed.id, description: JSON.stringify(this.describe()) });
+  }
+}

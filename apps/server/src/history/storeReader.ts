@@ -1,0 +1,173 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { emptyAccumulator, toRollupPoint, type RollupAccumulator } from '@aioscope/core';
+import type {
+  HistoryEvent,
+  HistoryExtent,
+  HistoryFrames,
+  HistoryRange,
+  IoStatDelta,
+  LiveFrame,
+  ProcessesSnapshot,
+  RollupPoint,
+} from '@aioscope/spec';
+import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
+import type { HistoryStore } from './historyStore.ts';
+import { RAW_KIND, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName } from './storeSchema.ts';
+
+export type TargetDescription = Awaited<ReturnType<HistoryReader['describe']>>;
+
+/** Chunks searched back for the scan map and processes table in force at a range's start. */
+const LOOKBACK_CHUNKS = 2;
+
+/**
+ * One target's past as the store keeps it, read one query at a time on the store's read connection;
+ * while recording is paused the store is closed and the past reads as empty (extent says why).
+ */
+export class StoreHistoryReader implements HistoryReader {
+  constructor(
+    readonly targetId: string,
+    private readonly store: HistoryStore,
+    private readonly describeTarget: () => TargetDescription,
+  ) {}
+
+  describe(): Promise<TargetDescription> {
+    return Promise.resolve(this.describeTarget());
+  }
+
+  async extent(): Promise<HistoryExtent> {
+    const kept = await this.store.read(
+      async (connection) => {
+        const chunks = this.store.rawChunks();
+        const from = await this.firstOf(connection, chunks, 'min');
+        const to = await this.firstOf(connection, [...chunks].reverse(), 'max');
+        const raw = from !== null && to !== null ? { from, to } : null;
+        const first = await this.value(connection, 'SELECT min(t) FROM rollups WHERE target = $1');
+        const last = await this.value(connection, 'SELECT max(t) FROM rollups WHERE target = $1');
+        return { raw, rollups: first !== null && last !== null ? { from: first, to: last } : null };
+      },
+      { raw: null, rollups: null },
+    );
+    return {
+      targetId: this.targetId,
+      recording: this.store.recordingStatus(),
+      ...kept,
+      retention: { ...this.store.limits },
+      bytesOnDisk: await this.store.bytesOnDisk(),
+    };
+  }
+
+  async frames(range: HistoryRange): Promise<HistoryFrames> {
+    const result: HistoryFrames = emptyHistoryFrames(this.targetId, range);
+    return this.store.read(async (connection) => {
+      await this.readRange(connection, range, result);
+      return result;
+    }, result);
+  }
+
+  private async readRange(connection: DuckDBConnection, range: HistoryRange, result: HistoryFrames): Promise<void> {
+    const all = this.store.rawChunks();
+    const chunks = all.filter((chunk) => chunk >= rawChunkOf(range.from) && chunk <= rawChunkOf(range.to - 1));
+    if (chunks.length > 0) {
+      const union = chunks
+        .map((chunk) => `SELECT kind, t, body FROM ${rawTableName(chunk)} WHERE target = $1 AND t >= $2 AND t < $3`)
+        .join(' UNION ALL ');
+      const reader = await connection.runAndReadAll(`SELECT kind, body FROM (${union}) ORDER BY t, kind`, [
+        this.targetId,
+        range.from,
+        range.to,
+      ]);
+      for (const [kind, body] of reader.getRowsJS()) {
+        const value: unknown = JSON.parse(String(body));
+        if (kind === RAW_KIND.frame) result.frames.push(value as LiveFrame);
+        else if (kind === RAW_KIND.ioDelta) result.ioDeltas.push(value as IoStatDelta);
+        else result.processes.push(value as ProcessesSnapshot);
+      }
+    }
+    const before = all
+      .filter((chunk) => chunk <= rawChunkOf(range.from))
+      .slice(-LOOKBACK_CHUNKS)
+      .reverse();
+    result.scansBefore = await this.newestBefore<LiveFrame>(connection, before, 'kind = 0 AND has_scans', range.from);
+    result.processesBefore = await this.newestBefore<ProcessesSnapshot>(connection, before, 'kind = 2', range.from);
+  }
+
+  /**
+   * Roll-ups of [from, to): the 1 s rows whose second starts in the range, added up per step in SQL
+   * (sums and maxima, as mergeAccumulators adds them) so a 30-day range reads 4,000 rows, not 2.6
+   * million; the wait maps are added here. Steps without frames or pg_stat_io reads are left out.
+   */
+  async rollups(range: HistoryRange, stepMs: number): Promise<RollupPoint[]> {
+    const sums = ROLLUP_SUM_COLUMNS.map(([, column]) => `sum(${column})`);
+    const maxima = ROLLUP_MAX_COLUMNS.map(([, column]) => `max(${column})`);
+    const sql =
+      `SELECT floor(t / $2) * $2 AS step, ${[...sums, ...maxima].join(', ')}, list(waits) FILTER (WHERE waits <> '{}') ` +
+      'FROM rollups WHERE target = $1 AND t >= $3 AND t < $4 GROUP BY step ' +
+      'HAVING sum(frames) > 0 OR sum(stat_reads) > 0 ORDER BY step';
+    const rows = await this.store.read(
+      async (connection) =>
+        (await connection.runAndReadAll(sql, [this.targetId, stepMs, range.from, range.to])).getRowsJS(),
+      [],
+    );
+    return rows.map((row) => {
+      const acc: RollupAccumulator = emptyAccumulator(Number(row[0]));
+      const fields = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
+      fields.forEach(([field], index) => (acc[field] = Number(row[index + 1])));
+      const waits = (row[fields.length + 1] ?? []) as string[];
+      for (const json of waits) {
+        for (const [key, sum] of Object.entries(JSON.parse(json) as Record<string, number>)) {
+          acc.waitSums[key] = (acc.waitSums[key] ?? 0) + sum;
+        }
+      }
+      return toRollupPoint(acc);
+    });
+  }
+
+  async events(range: HistoryRange): Promise<HistoryEvent[]> {
+    const rows = await this.store.read(
+      async (connection) =>
+        (
+          await connection.runAndReadAll(
+            'SELECT t, kind, message FROM events WHERE target = $1 AND t >= $2 AND t < $3 ORDER BY t',
+            [this.targetId, range.from, range.to],
+          )
+        ).getRowObjectsJS(),
+      [],
+    );
+    return rows.map((row) => ({
+      t: Number(row.t),
+      kind: row.kind as HistoryEvent['kind'],
+      message: String(row.message),
+    }));
+  }
+
+  private async newestBefore<T>(
+    connection: DuckDBConnection,
+    chunks: number[],
+    where: string,
+    before: number,
+  ): Promise<T | null> {
+    for (const chunk of chunks) {
+      const reader = await connection.runAndReadAll(
+        `SELECT body FROM ${rawTableName(chunk)} WHERE target = $1 AND ${where} AND t < $2 ORDER BY t DESC LIMIT 1`,
+        [this.targetId, before],
+      );
+      const body = reader.getRowsJS()[0]?.[0];
+      if (body !== undefined) return JSON.parse(String(body)) as T;
+    }
+    return null;
+  }
+
+  /** min or max t of the first chunk in `chunks` holding this target (another target may own a chunk alone). */
+  private async firstOf(connection: DuckDBConnection, chunks: number[], of: 'min' | 'max'): Promise<number | null> {
+    for (const chunk of chunks) {
+      const value = await this.value(connection, `SELECT ${of}(t) FROM ${rawTableName(chunk)} WHERE target = $1`);
+      if (value !== null) return value;
+    }
+    return null;
+  }
+
+  private async value(connection: DuckDBConnection, sql: string): Promise<number | null> {
+    const value = (await connection.runAndReadAll(sql, [this.targetId])).getRowsJS()[0]?.[0];
+    return value === null || value === undefined ? null : Number(value);
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * The store's tables. Raw samples live in one table per 10 minutes (`raw_<chunk>`), so retention
+ * drops whole tables: DuckDB reuses the blocks of a dropped table, while deleted rows free space
+ * only partly (docs/history-store.md). Bodies are JSON text (DuckDB compresses them ~25×); t and
+ * target are typed so a range query reads only the chunks and row groups it needs.
+ */
+
+export const RAW_CHUNK_MS = 10 * 60_000;
+
+/** What a raw row holds; the number is stored (UTINYINT). */
+export const RAW_KIND = { frame: 0, ioDelta: 1, processes: 2 } as const;
+export type RawKind = (typeof RAW_KIND)[keyof typeof RAW_KIND];
+
+export const rawChunkOf = (t: number): number => Math.floor(t / RAW_CHUNK_MS);
+export const rawTableName = (chunk: number): string => `raw_${chunk}`;
+const RAW_TABLE_PATTERN = /^raw_(\d+)$/;
+export function chunkOfTable(name: string): number | null {
+  const match = RAW_TABLE_PATTERN.exec(name);
+  return match?.[1] === undefined ? null : Number(match[1]);
+}
+
+export const createRawTableSql = (chunk: number): string =>
+  `CREATE TABLE IF NOT EXISTS ${rawTableName(chunk)} (target VARCHAR NOT NULL, kind UTINYINT NOT NULL, t DOUBLE NOT NULL, has_scans BOOLEAN NOT NULL, body VARCHAR NOT NULL)`;
+
+/** Roll-up columns in the order of RollupAccumulator's numeric fields: sums and maxima, never means. */
+export const ROLLUP_SUM_COLUMNS = [
+  ['frames', 'frames'],
+  ['inflightFrames', 'inflight_frames'],
+  ['readsSum', 'reads_sum'],
+  ['bytesSum', 'bytes_sum'],
+  ['newReads', 'new_reads'],
+  ['newReadBytes', 'new_read_bytes'],
+  ['workerSamples', 'worker_samples'],
+  ['workerBusy', 'worker_busy'],
+  ['backlogFrames', 'backlog_frames'],
+  ['backlogSum', 'backlog_sum'],
+  ['statReads', 'stat_reads'],
+  ['statReadBytes', 'stat_read_bytes'],
+  ['sampleMsSum', 'sample_ms_sum'],
+  ['skippedTicks', 'skipped_ticks'],
+] as const;
+export const ROLLUP_MAX_COLUMNS = [
+  ['readsMax', 'reads_max'],
+  ['bytesMax', 'bytes_max'],
+  ['backlogMax', 'backlog_max'],
+  ['sampleMsMax', 'sample_ms_max'],
+] as const;
+
+const rollupColumns = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS].map(([, column]) => `${column} DOUBLE NOT NULL`);
+
+/**
+ * rollups: one row per target and second (a late pg_stat_io delta may add a second row for the same
+ * second: queries group by step, so rows of one second add up like mergeAccumulators does).
+ * waits: the accumulator's waitSums as JSON. events: markers. targets: what describe() returns.
+ */
+export const SCHEMA_SQL = [
+  `CREATE TABLE IF NOT EXISTS rollups (target VARCHAR NOT NULL, t DOUBLE NOT NULL, ${rollupColumns.join(', ')}, waits VARCHAR NOT NULL)`,
+  'CREATE TABLE IF NOT EXISTS events (target VARCHAR NOT NULL, t DOUBLE NOT NULL, kind VARCHAR NOT NULL, message VARCHAR NOT NULL)',
+  'CREATE TABLE IF NOT EXISTS targets (target VARCHAR PRIMARY KEY, description VARCHAR NOT NULL)',
+];

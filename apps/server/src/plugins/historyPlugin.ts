@@ -1,0 +1,112 @@
+import path from 'node:path';
+import fp from 'fastify-plugin';
+import type { HistoryExtent, TargetSummary } from '@aioscope/spec';
+import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
+import { HistoryStore } from '../history/historyStore.ts';
+import { Recorder } from '../history/recorder.ts';
+import type { RecordingLimits } from '../history/recordingLimits.ts';
+import { StoreHistoryReader, type TargetDescription } from '../history/storeReader.ts';
+import type { Logger } from '../targets/resolveTarget.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every target's past, by target id (recorded by this process and earlier ones). */
+    history: HistoryCatalog;
+  }
+}
+
+export interface HistoryPluginOptions {
+  dataDir: string;
+  record: RecordingLimits & { enabled: boolean };
+  log: Logger;
+}
+
+/**
+ * The recorder: one store under `<data dir>/history`, one Recorder per monitor (a consumer of its
+ * events, touching no sampler code), and the catalog the history routes read. Registered after
+ * the monitors and the lab; closed before them, writing what is still in memory.
+ */
+export const historyPlugin = fp<HistoryPluginOptions>(
+  async (app, options) => {
+    const { enabled, ...limits } = options.record;
+    if (!enabled) {
+      const readers = new Map(
+        [...app.monitors.values()].map((m) => [m.id, offReader(m.id, limits, () => describe(m.summary()))]),
+      );
+      app.decorate('history', { get: (id: string) => readers.get(id) });
+      return;
+    }
+    const recorders = new Map<string, Recorder>();
+    const store = await HistoryStore.start({
+      dir: path.join(options.dataDir, 'history'),
+      limits,
+      log: options.log,
+      onRecordingChange: (status, dropped) => {
+        for (const recorder of recorders.values()) {
+          if (status.state === 'paused')
+            recorder.addEvent('recordingPaused', `recording paused: ${status.reason ?? ''}`);
+          else recorder.addEvent('recordingResumed', `recording resumed (${dropped} records dropped while paused)`);
+        }
+      },
+    });
+    const readers = new Map<string, HistoryReader>();
+    for (const monitor of app.monitors.values()) {
+      const previous = await previousDescription(store, monitor.id);
+      // From the summary to the subscriptions without an await: no status change falls between.
+      const recorder = new Recorder(monitor, store, monitor.summary());
+      recorder.start(previous);
+      const paused = store.recordingStatus();
+      if (paused.state === 'paused') recorder.addEvent('recordingPaused', `recording paused: ${paused.reason ?? ''}`);
+      recorders.set(monitor.id, recorder);
+      readers.set(monitor.id, new StoreHistoryReader(monitor.id, store, () => recorder.describe()));
+    }
+    const lab = recorders.get(app.target.definition.id);
+    const stopLab = app.lab.onRun(({ kind, experiment }) => {
+      const what = `lab experiment ${experiment.id} (${experiment.definition.variants.map((v) => v.name).join(' vs ')})`;
+      if (kind === 'started') lab?.addEvent('labRunStarted', `${what} started`);
+      else lab?.addEvent('labRunEnded', `${what} ${experiment.status}`);
+    });
+    app.decorate('history', { get: (id: string) => readers.get(id) });
+    app.addHook('onClose', async () => {
+      stopLab();
+      for (const recorder of recorders.values()) recorder.stop();
+      await store.close();
+    });
+  },
+  { name: 'aioscope-history', dependencies: ['aioscope-monitors', 'aioscope-lab'] },
+);
+
+async function previousDescription(store: HistoryStore, targetId: string): Promise<TargetDescription | null> {
+  return store.read(async (connection) => {
+    const rows = (
+      await connection.runAndReadAll('SELECT description FROM targets WHERE target = $1', [targetId])
+    ).getRowsJS();
+    const json = rows[0]?.[0];
+    return typeof json === 'string' ? (JSON.parse(json) as TargetDescription) : null;
+  }, null);
+}
+
+function describe(summary: TargetSummary): TargetDescription {
+  const { id, name, server, capabilities, sampleRateHz, statRateHz } = summary;
+  return { target: { id, name }, server, capabilities, sampleRateHz, statRateHz };
+}
+
+/** --no-record: the past is not kept, and every answer says so. */
+function offReader(targetId: string, limits: RecordingLimits, description: () => TargetDescription): HistoryReader {
+  const extent: HistoryExtent = {
+    targetId,
+    recording: { state: 'off', reason: 'recording is off (--no-record)' },
+    raw: null,
+    rollups: null,
+    retention: { rawMs: limits.rawMs, rollupMs: limits.rollupMs, maxBytes: limits.maxBytes },
+    bytesOnDisk: 0,
+  };
+  return {
+    targetId,
+    extent: () => Promise.resolve(extent),
+    frames: (range) => Promise.resolve(emptyHistoryFrames(targetId, range)),
+    rollups: () => Promise.resolve([]),
+    events: () => Promise.resolve([]),
+    describe: () => Promise.resolve(description()),
+  };
+}
