@@ -8,7 +8,12 @@ import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
 import { liveHubPlugin, type LiveHubOptions } from './live/liveHub.ts';
 import { registerAccessControl } from './plugins/access.ts';
+import type { HistoryCatalog } from './history/historyReader.ts';
+import { OpenedRecordings } from './history/memoryHistoryCatalog.ts';
 import type { LabService } from './lab/labService.ts';
+import { registerHistoryExportRoutes } from './routes/historyExport.ts';
+import { registerRecordingRoutes } from './routes/historyRecordings.ts';
+import { registerHistoryRoutes } from './routes/historyRoutes.ts';
 import { registerLabRoutes } from './routes/lab.ts';
 import { registerTargetRoutes } from './routes/targets.ts';
 import type { TargetMonitor } from './sampler/targetMonitor.ts';
@@ -21,6 +26,13 @@ export interface AppOptions {
   lab?: LabService;
   /** Required on every request and socket when set (listening beyond loopback). */
   token?: string;
+  /** The recorder's store: every live target's past. Absent when nothing is recorded. */
+  history?: HistoryCatalog;
+  /**
+   * Recording files opened in this process (`open FILE` passes the one it loaded). When absent the
+   * app keeps its own, so a running aioscope opens dropped files too.
+   */
+  recordings?: OpenedRecordings;
   /** Live transport limits (tests only). */
   live?: Pick<LiveHubOptions, 'maxJoinsPerWindow'>;
 }
@@ -60,7 +72,16 @@ export const aioscopeApp = fp<AppOptions>(
       return reply.code(status).send({ error: error.message });
     });
 
-    registerTargetRoutes(app, options.monitors);
+    const recordings = options.recordings ?? new OpenedRecordings();
+    const historySources = {
+      monitors: options.monitors,
+      recordings,
+      ...(options.history === undefined ? {} : { history: options.history }),
+    };
+    registerTargetRoutes(app, options.monitors, recordings);
+    registerHistoryRoutes(app, historySources);
+    registerHistoryExportRoutes(app, historySources);
+    await registerRecordingRoutes(app, recordings);
     if (options.lab !== undefined) registerLabRoutes(app, options.lab);
     else app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
 
@@ -81,6 +102,10 @@ export const aioscopeApp = fp<AppOptions>(
 
     await app.register(liveHubPlugin, {
       monitors: options.monitors,
+      notLive: (targetId) =>
+        recordings.summary(targetId) === undefined
+          ? undefined
+          : `"${targetId}" is a recording file: it has no live stream; read it through /api/targets/${targetId}/history`,
       ...(options.token === undefined ? {} : { token: options.token }),
       ...(options.live ?? {}),
     });

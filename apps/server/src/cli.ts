@@ -16,6 +16,7 @@ async function main(): Promise<number | null> {
     const { runLabCommand } = await import('./lab/labCommand.ts');
     return runLabCommand(process.argv.slice(3));
   }
+  if (process.argv[2] === 'open') return openCommand(process.argv.slice(3));
   const result = parseConfig(process.argv.slice(2), process.env);
   if (result.ok === 'help') {
     process.stdout.write(HELP_TEXT);
@@ -63,6 +64,35 @@ async function main(): Promise<number | null> {
   );
   // From here the process ends through close-with-grace (a signal or a fatal error).
   return null;
+}
+
+/** `open FILE`: a recording served with no database; exit 2 for a bad file or bad flags. */
+async function openCommand(argv: string[]): Promise<number | null> {
+  const { OPEN_HELP_TEXT, openRecordingFile, parseOpenArgs } = await import('./history/recordingFileOpen.ts');
+  const { RecordingFileError } = await import('./history/recordingFile.ts');
+  const options = parseOpenArgs(argv, process.env);
+  if (options === 'help') {
+    process.stdout.write(OPEN_HELP_TEXT);
+    return 0;
+  }
+  if (typeof options === 'string') {
+    console.error(`aioscope open: ${options} (see open --help)`);
+    return 2;
+  }
+  try {
+    const opened = await openRecordingFile(options);
+    closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+      if (err !== undefined) console.error(`aioscope: fatal: ${err.stack ?? err.message}`);
+      else log.info(`${signal ?? 'exit'}: shutting down ...`);
+      await opened.close();
+    });
+    log.info(`recording ${options.file} at ${opened.url}  (Ctrl-C stops)`);
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`aioscope open: ${options.file}: ${message}`);
+    return error instanceof RecordingFileError ? 2 : 1;
+  }
 }
 
 const code = await main();

@@ -258,6 +258,7 @@ export function buildPayloads(server: RecordedServer, targetId = 'recorded'): Re
     sampleRateHz: 20,
     statRateHz: 1,
     demoWorkload: false,
+    recording: null,
   };
   const audit = {
     targetId,

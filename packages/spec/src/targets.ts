@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 /** What the browser may know about a monitored server. Never a connection string or a password. */
 
-export const TARGET_KINDS = ['embedded', 'external'] as const;
+/** 'recording': a recording file opened in memory (`open FILE`, a dropped file): history only, no live stream. */
+export const TARGET_KINDS = ['embedded', 'external', 'recording'] as const;
 export type TargetKind = (typeof TARGET_KINDS)[number];
 
 export const CONNECTION_STATES = ['connecting', 'live', 'reconnecting', 'error'] as const;
@@ -68,6 +69,11 @@ export const targetSummarySchema = z.object({
   statRateHz: z.number(),
   /** Whether a demo workload is running on this target. */
   demoWorkload: z.boolean(),
+  /**
+   * Set for kind 'recording' (null for a live target): the range the file holds and its name. Such
+   * a target has no live stream; its past is read through the history routes.
+   */
+  recording: z.object({ from: z.number(), to: z.number(), fileName: z.string() }).nullable(),
 });
 export type TargetSummary = z.infer<typeof targetSummarySchema>;
 

@@ -51,6 +51,8 @@ export interface LiveHubOptions {
   token?: string;
   /** Joins per socket per JOIN_WINDOW_MS (tests raise it to build a backlog on purpose). */
   maxJoinsPerWindow?: number;
+  /** Why a target that is not monitored has no live stream (a recording file), or undefined. */
+  notLive?: (targetId: string) => string | undefined;
 }
 
 /** Sockets in a room whose queue says they stopped reading. */
@@ -152,7 +154,7 @@ function createLiveHub(
         return;
       }
       joins.push(now);
-      respond(joinTarget(socket, monitors, payload));
+      respond(joinTarget(socket, monitors, payload, options.notLive));
     };
     socket.on('joinTarget', onJoin as ClientToServerEvents['joinTarget']);
     socket.on('leaveTarget', (payload) => {
@@ -167,13 +169,16 @@ function joinTarget(
   socket: LiveSocket,
   monitors: ReadonlyMap<string, TargetMonitor>,
   payload: unknown,
+  notLive?: (targetId: string) => string | undefined,
 ): JoinTargetReply {
   const parsed = joinTargetRequestSchema.safeParse(payload);
   if (!parsed.success) {
     return { ok: false, error: `invalid joinTarget payload: ${parsed.error.issues[0]?.message ?? 'malformed'}` };
   }
   const monitor = monitors.get(parsed.data.targetId);
-  if (monitor === undefined) return { ok: false, error: `unknown target "${parsed.data.targetId}"` };
+  if (monitor === undefined) {
+    return { ok: false, error: notLive?.(parsed.data.targetId) ?? `unknown target "${parsed.data.targetId}"` };
+  }
   void socket.join(roomOf(monitor.id));
   if (queuedPackets(socket) > MAX_QUEUED_PACKETS) {
     // It has not read what it was sent: another snapshot would only grow the queue.

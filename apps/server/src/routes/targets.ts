@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { describeDatabaseError } from '../sampler/sessions.ts';
+import type { OpenedRecordings } from '../history/memoryHistoryCatalog.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
-const targetParamsSchema = z.object({
+export const targetParamsSchema = z.object({
   id: z
     .string()
     .max(64, 'target id is too long')
@@ -25,25 +26,40 @@ function lookup<T extends { id: string }>(
   schema: z.ZodType<T>,
   params: unknown,
   monitors: ReadonlyMap<string, TargetMonitor>,
+  recordings?: OpenedRecordings,
 ): Lookup<T> {
   const parsed = schema.safeParse(params);
   if (!parsed.success)
     return { ok: false, status: 400, error: parsed.error.issues[0]?.message ?? 'invalid parameters' };
   const monitor = monitors.get(parsed.data.id);
+  if (monitor === undefined && recordings?.summary(parsed.data.id) !== undefined) {
+    return { ok: false, status: 404, error: `"${parsed.data.id}" is a recording file: it has no live server to ask` };
+  }
   if (monitor === undefined) return { ok: false, status: 404, error: `unknown target "${parsed.data.id}"` };
   return { ok: true, monitor, params: parsed.data };
 }
 
-export function registerTargetRoutes(app: FastifyInstance, monitors: ReadonlyMap<string, TargetMonitor>): void {
-  app.get('/api/targets', () => [...monitors.values()].map((monitor) => monitor.summary()));
+/** Live targets first, then recording files opened in this process (kind 'recording'). */
+export function registerTargetRoutes(
+  app: FastifyInstance,
+  monitors: ReadonlyMap<string, TargetMonitor>,
+  recordings?: OpenedRecordings,
+): void {
+  app.get('/api/targets', () => [
+    ...[...monitors.values()].map((monitor) => monitor.summary()),
+    ...(recordings?.summaries() ?? []),
+  ]);
 
   app.get('/api/targets/:id', async (request, reply) => {
+    const parsed = targetParamsSchema.safeParse(request.params);
+    const opened = parsed.success ? recordings?.summary(parsed.data.id) : undefined;
+    if (opened !== undefined) return opened;
     const found = lookup(targetParamsSchema, request.params, monitors);
     return found.ok ? found.monitor.summary() : reply.code(found.status).send({ error: found.error });
   });
 
   app.get('/api/targets/:id/processes/:pid', async (request, reply) => {
-    const found = lookup(processParamsSchema, request.params, monitors);
+    const found = lookup(processParamsSchema, request.params, monitors, recordings);
     if (!found.ok) return reply.code(found.status).send({ error: found.error });
     try {
       const detail = await found.monitor.processDetail(found.params.pid);
@@ -55,7 +71,7 @@ export function registerTargetRoutes(app: FastifyInstance, monitors: ReadonlyMap
   });
 
   app.get('/api/targets/:id/audit', async (request, reply) => {
-    const found = lookup(targetParamsSchema, request.params, monitors);
+    const found = lookup(targetParamsSchema, request.params, monitors, recordings);
     if (!found.ok) return reply.code(found.status).send({ error: found.error });
     try {
       return await found.monitor.audit();

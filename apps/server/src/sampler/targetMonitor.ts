@@ -110,6 +110,7 @@ export class TargetMonitor implements MonitorFeed {
       sampleRateHz: this.options.sampleRateHz,
       statRateHz: 1000 / STAT_INTERVAL_MS,
       demoWorkload: this.options.demoWorkload,
+      recording: null,
     };
   }
 

@@ -1,0 +1,148 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORDING_VERSION, recordingHeaderSchema } from '@aioscope/spec';
+import { RecordingFileError, recordingFileName } from './recordingFile.ts';
+import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
+import { readRecording } from './recordingFileReader.ts';
+import { writeRecordingFile } from './recordingFileWriter.ts';
+
+const DURATION_MS = 130_000; // more than two of the writer's one-minute chunks
+const source = syntheticRecording({ durationMs: DURATION_MS });
+const range = source.header.range;
+let folder: string;
+let file: Buffer;
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'aioscope-recording-test-'));
+  const filePath = path.join(folder, 'round-trip.aioscope.gz');
+  await writeRecordingFile(syntheticHistory('embedded', { durationMs: DURATION_MS }), range, filePath);
+  file = await readFile(filePath);
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** The file's lines, to be edited into a bad file and compressed again. */
+function lines(): string[] {
+  return gunzipSync(file).toString('utf8').trimEnd().split('\n');
+}
+const gzipLines = (edited: string[]): Buffer => gzipSync(`${edited.join('\n')}\n`);
+
+async function refusal(bytes: Buffer): Promise<string> {
+  const error = await readRecording(bytes).then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(RecordingFileError);
+  return (error as Error).message;
+}
+
+describe('recording file round trip', () => {
+  it('reads back every record as written, in the same order', async () => {
+    const loaded = await readRecording(file);
+    expect(loaded.frames).toEqual(source.frames);
+    expect(loaded.ioDeltas).toEqual(source.ioDeltas);
+    expect(loaded.processes).toEqual(source.processes);
+    expect(loaded.events).toEqual(source.events);
+    expect(loaded.frames.length).toBe(2_600);
+  });
+
+  it('describes itself in its header: producer, server, settings, capabilities, rate, range, counts', async () => {
+    const header = recordingHeaderSchema.parse(JSON.parse(lines()[0] ?? ''));
+    expect(header.version).toBe(RECORDING_VERSION);
+    expect(header.producer).toMatch(/^aioscope \d+\.\d+\.\d+/);
+    expect(header.server?.settings.length).toBeGreaterThan(0);
+    expect(header.capabilities).toEqual(source.header.capabilities);
+    expect(header.sampleRateHz).toBe(20);
+    expect(header.range).toEqual(range);
+    expect(header.counts).toEqual(source.header.counts);
+    expect(JSON.parse(lines().at(-1) ?? '')).toEqual({ k: 'end', counts: source.header.counts });
+  });
+
+  it('names files after the target and the range start', () => {
+    expect(recordingFileName('embedded PostgreSQL 18', SYNTHETIC_START)).toBe(
+      'aioscope-embedded-postgresql-18-2026-11-29T21-51-07Z.aioscope.gz',
+    );
+  });
+});
+
+describe('recording file refusals', () => {
+  it('refuses a file that is not gzip', async () => {
+    expect(await refusal(Buffer.from(lines().join('\n')))).toMatch(
+      /not an aioscope recording: it is not gzip-compressed/,
+    );
+  });
+
+  it('refuses a foreign gzip and foreign JSON', async () => {
+    expect(await refusal(gzipSync('col1,col2\n1,2\n'))).toMatch(
+      /not an aioscope recording: its first line is not JSON/,
+    );
+    expect(await refusal(gzipSync('{"format":"pgcenter","version":1}\n'))).toMatch(
+      /not an aioscope recording: its first line is not a recording header/,
+    );
+    expect(await refusal(gzipSync(Buffer.alloc(5 * 1024 * 1024, 0x41)))).toMatch(/not an aioscope recording/);
+  });
+
+  it('refuses a file written by a newer format version, naming both versions', async () => {
+    const edited = lines();
+    edited[0] = JSON.stringify({
+      ...(JSON.parse(edited[0] ?? '') as object),
+      version: RECORDING_VERSION + 1,
+      somethingNew: true,
+    });
+    expect(await refusal(gzipLines(edited))).toBe(
+      `written by a newer aioscope (format v${RECORDING_VERSION + 1}); this one reads v${RECORDING_VERSION}: update aioscope to open it`,
+    );
+  });
+
+  it('refuses a gzip cut short', async () => {
+    expect(await refusal(file.subarray(0, Math.floor(file.length / 2)))).toMatch(
+      /^truncated: the compressed data ends/,
+    );
+  });
+
+  it('refuses a file without its end record, or whose counts differ', async () => {
+    const withoutEnd = lines().slice(0, -1);
+    expect(await refusal(gzipLines(withoutEnd))).toMatch(/^truncated: no end record after line \d+/);
+    const missingFrame = lines().filter((_, index) => index !== 5);
+    expect(await refusal(gzipLines(missingFrame))).toMatch(/^truncated or edited: the end record counts 2600 frames/);
+  });
+
+  it('refuses a corrupted line, saying which line and what was wrong', async () => {
+    const notJson = lines();
+    notJson[9] = '{"k":"frame","v":{"t":';
+    expect(await refusal(gzipLines(notJson))).toBe('corrupted: line 10 is not JSON');
+    const wrongField = lines();
+    const record = JSON.parse(wrongField[9] ?? '') as { v: Record<string, unknown> };
+    wrongField[9] = JSON.stringify({ ...record, v: { ...record.v, sampleMs: 'slow' } });
+    expect(await refusal(gzipLines(wrongField))).toMatch(/^corrupted: line 10: v\.sampleMs: /);
+    const damaged = Buffer.from(file);
+    const middle = Math.floor(damaged.length / 2);
+    damaged[middle] = (damaged[middle] ?? 0) ^ 0xff;
+    expect(await refusal(damaged)).toMatch(/^(corrupted|truncated)/);
+  });
+
+  it('refuses records out of time order or outside the range', async () => {
+    const swapped = lines();
+    swapped.splice(3, 2, swapped[4] ?? '', swapped[3] ?? '');
+    expect(await refusal(gzipLines(swapped))).toMatch(/^corrupted: line 5: time .* is before the previous record's/);
+    const outside = lines();
+    const header = JSON.parse(outside[0] ?? '') as { range: { from: number; to: number } };
+    outside[0] = JSON.stringify({ ...header, range: { from: header.range.from, to: header.range.from + 1_000 } });
+    expect(await refusal(gzipLines(outside))).toMatch(/outside the file's range/);
+  });
+
+  it('refuses a file over the size limits before reading all of it', async () => {
+    const limits = { maxCompressedBytes: 1_000, maxUncompressedBytes: 1e9, maxLineBytes: 1e6, maxRecords: 1e6 };
+    expect(await readRecording(file, limits).catch((error: Error) => error.message)).toBe(
+      'too large: over the 1 kB limit',
+    );
+    const fewRecords = { ...limits, maxCompressedBytes: 1e9, maxRecords: 100 };
+    expect(await readRecording(file, fewRecords).catch((error: Error) => error.message)).toBe(
+      'too large: more than 100 records',
+    );
+  });
+});

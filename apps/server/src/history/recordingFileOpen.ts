@@ -1,0 +1,126 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import Fastify from 'fastify';
+import { RECORDING_EXTENSION } from '@aioscope/spec';
+import { aioscopeApp, fastifyOptions } from '../app.ts';
+import { DEFAULT_PORT } from '../config/config.ts';
+import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
+import { WEB_ROOT } from '../webRoot.ts';
+import { OpenedRecordings } from './memoryHistoryCatalog.ts';
+import { DEFAULT_RECORDING_LIMITS, RecordingFileError, formatMegabytes } from './recordingFile.ts';
+import { readRecording } from './recordingFileReader.ts';
+
+/** Beside a live aioscope on its default port, so "open the file a colleague sent" just works. */
+export const OPEN_DEFAULT_PORT = DEFAULT_PORT + 1;
+
+export const OPEN_HELP_TEXT = `aioscope open: show a recording file, with no database at all
+
+Usage: npm start -- open FILE [options]     (installed: npx aioscope open FILE)
+
+FILE is a recording exported from aioscope (*${RECORDING_EXTENSION}). It is read and checked whole
+first: a truncated, corrupted, foreign or newer-format file is refused (exit 2) and nothing is served.
+No PostgreSQL is started or contacted, nothing is recorded and nothing is written.
+
+Options:
+  --host <address>      address to listen on (default 127.0.0.1)
+  --port <port>         port to listen on (default ${OPEN_DEFAULT_PORT}; 0 picks a free one)
+  --token <token>       access token, required when --host is not a loopback address
+                        (also AIOSCOPE_TOKEN; at least ${MIN_TOKEN_LENGTH} characters)
+  --log-level <level>   fatal, error, warn, info, debug (default warn)
+  -h, --help            show this help
+`;
+
+export interface OpenedServer {
+  url: string;
+  file: string;
+  close(): Promise<void>;
+}
+
+interface OpenOptions {
+  file: string;
+  host: string;
+  port: number;
+  token: string | undefined;
+  logLevel: string;
+}
+
+/** Flags → options, or the one line that says what is wrong. */
+export function parseOpenArgs(argv: string[], env: NodeJS.ProcessEnv): OpenOptions | 'help' | string {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: String(OPEN_DEFAULT_PORT) },
+        token: { type: 'string' },
+        'log-level': { type: 'string', default: 'warn' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1 || positionals[0] === undefined) return 'open takes one FILE';
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) return '--port must be a whole number from 0 to 65535';
+  const token = values.token ?? env.AIOSCOPE_TOKEN;
+  if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+    return `--token must be at least ${MIN_TOKEN_LENGTH} characters`;
+  }
+  if (token === undefined && !isLoopbackHost(values.host)) {
+    return `--host ${values.host} is reachable from other machines: give --token (or AIOSCOPE_TOKEN)`;
+  }
+  return { file: positionals[0], host: values.host, port, token, logLevel: values['log-level'] };
+}
+
+/**
+ * `open FILE`: reads the recording, then serves the dashboard and the history API for it. Only
+ * the app plugin is registered (no target, monitors, lab or recorder plugins), so no database is
+ * needed and the data folder is never touched.
+ */
+export async function openRecordingFile(options: OpenOptions): Promise<OpenedServer> {
+  const size = await stat(options.file).catch(() => null);
+  if (size === null || !size.isFile()) throw new RecordingFileError('no such file');
+  if (size.size > DEFAULT_RECORDING_LIMITS.maxCompressedBytes) {
+    throw new RecordingFileError(
+      `too large: over the ${formatMegabytes(DEFAULT_RECORDING_LIMITS.maxCompressedBytes)} limit`,
+    );
+  }
+  const loaded = await readRecording(createReadStream(options.file));
+  const recordings = new OpenedRecordings();
+  recordings.add(loaded, path.basename(options.file));
+
+  const app = Fastify(fastifyOptions(options.logLevel));
+  await app.register(aioscopeApp, {
+    monitors: new Map(),
+    recordings,
+    webRoot: WEB_ROOT,
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await app.close();
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE')
+      throw new Error(`port ${options.port} on ${options.host} is in use: pick another with --port`, { cause: error });
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : options.port;
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+  const tokenQuery = options.token === undefined ? '' : `?token=${encodeURIComponent(options.token)}`;
+  let closed: Promise<void> | null = null;
+  return {
+    url: `http://${host}:${port}/${tokenQuery}`,
+    file: options.file,
+    close: () => (closed ??= app.close()),
+  };
+}

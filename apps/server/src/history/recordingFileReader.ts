@@ -1,0 +1,231 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { ZodError } from 'zod';
+import {
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  recordingHeaderSchema,
+  recordingLineSchema,
+  type HistoryEvent,
+  type IoStatDelta,
+  type LiveFrame,
+  type ProcessesSnapshot,
+  type RecordingCounts,
+  type RecordingHeader,
+} from '@aioscope/spec';
+import {
+  DEFAULT_RECORDING_LIMITS,
+  RecordingFileError,
+  formatMegabytes,
+  type RecordingLimits,
+} from './recordingFile.ts';
+
+/**
+ * Reads a recording file, checking every line against the spec's schemas. Anything wrong refuses
+ * the whole file with a RecordingFileError naming what and where: a recording is either loaded
+ * exactly as written or not at all, never shown incomplete.
+ */
+
+export interface LoadedRecording {
+  header: RecordingHeader;
+  frames: LiveFrame[];
+  ioDeltas: IoStatDelta[];
+  processes: ProcessesSnapshot[];
+  events: HistoryEvent[];
+  compressedBytes: number;
+}
+
+const GZIP_MAGIC = [0x1f, 0x8b];
+const NEWLINE = 0x0a;
+const NOT_OURS = 'not an aioscope recording';
+
+function describeIssue(error: ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return 'invalid';
+  return issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Line 1: ours, a version this reader knows, then the full header schema. */
+function parseHeader(text: string): RecordingHeader {
+  const json = parseJson(text);
+  if (typeof json !== 'object' || json === null)
+    throw new RecordingFileError(`${NOT_OURS}: its first line is not JSON`);
+  const { format, version } = json as { format?: unknown; version?: unknown };
+  if (format !== RECORDING_FORMAT)
+    throw new RecordingFileError(`${NOT_OURS}: its first line is not a recording header`);
+  // Checked before the schema: a newer header may hold anything, and the version is what to say.
+  if (typeof version === 'number' && version > RECORDING_VERSION) {
+    throw new RecordingFileError(
+      `written by a newer aioscope (format v${version}); this one reads v${RECORDING_VERSION}: update aioscope to open it`,
+    );
+  }
+  const parsed = recordingHeaderSchema.safeParse(json);
+  if (!parsed.success) throw new RecordingFileError(`corrupted header (line 1): ${describeIssue(parsed.error)}`);
+  return parsed.data;
+}
+
+const sameCounts = (a: RecordingCounts, b: RecordingCounts): boolean =>
+  a.frames === b.frames && a.ioDeltas === b.ioDeltas && a.processes === b.processes && a.events === b.events;
+
+const describeCounts = (c: RecordingCounts): string =>
+  `${c.frames} frames, ${c.ioDeltas} pg_stat_io deltas, ${c.processes} process tables, ${c.events} events`;
+
+/** The line-by-line state: what was read so far and what the next line must respect. */
+class RecordingParser {
+  private lineNumber = 0;
+  private header: RecordingHeader | null = null;
+  private ended: RecordingCounts | null = null;
+  private lastT = -Infinity;
+  private records = 0;
+  readonly frames: LiveFrame[] = [];
+  readonly ioDeltas: IoStatDelta[] = [];
+  readonly processes: ProcessesSnapshot[] = [];
+  readonly events: HistoryEvent[] = [];
+
+  constructor(private readonly limits: RecordingLimits) {}
+
+  get hasHeader(): boolean {
+    return this.header !== null;
+  }
+
+  line(text: string): void {
+    this.lineNumber++;
+    if (this.header === null) {
+      this.header = parseHeader(text);
+      return;
+    }
+    const where = `line ${this.lineNumber}`;
+    if (this.ended !== null) throw new RecordingFileError(`corrupted: ${where} follows the end record`);
+    const json = parseJson(text);
+    if (json === undefined) throw new RecordingFileError(`corrupted: ${where} is not JSON`);
+    const parsed = recordingLineSchema.safeParse(json);
+    if (!parsed.success) throw new RecordingFileError(`corrupted: ${where}: ${describeIssue(parsed.error)}`);
+    const record = parsed.data;
+    if (record.k === 'end') {
+      this.ended = record.counts;
+      return;
+    }
+    const { t } = record.v;
+    const { from, to } = this.header.range;
+    if (t < this.lastT) {
+      throw new RecordingFileError(`corrupted: ${where}: time ${t} is before the previous record's ${this.lastT}`);
+    }
+    if (t < from || t >= to) throw new RecordingFileError(`corrupted: ${where}: time ${t} is outside the file's range`);
+    this.lastT = t;
+    if (++this.records > this.limits.maxRecords) {
+      throw new RecordingFileError(`too large: more than ${this.limits.maxRecords} records`);
+    }
+    if (record.k === 'frame') this.frames.push(record.v);
+    else if (record.k === 'ioDelta') this.ioDeltas.push(record.v);
+    else if (record.k === 'processes') this.processes.push(record.v);
+    else this.events.push(record.v);
+  }
+
+  finish(compressedBytes: number): LoadedRecording {
+    if (this.header === null) throw new RecordingFileError(`${NOT_OURS}: it is empty`);
+    if (this.ended === null) {
+      throw new RecordingFileError(`truncated: no end record after line ${this.lineNumber} (the file was cut short)`);
+    }
+    const found = {
+      frames: this.frames.length,
+      ioDeltas: this.ioDeltas.length,
+      processes: this.processes.length,
+      events: this.events.length,
+    };
+    for (const [what, expected] of [
+      ['end record', this.ended],
+      ['header', this.header.counts],
+    ] as const) {
+      if (!sameCounts(expected, found)) {
+        throw new RecordingFileError(
+          `truncated or edited: the ${what} counts ${describeCounts(expected)}, the file holds ${describeCounts(found)}`,
+        );
+      }
+    }
+    const { header, frames, ioDeltas, processes, events } = this;
+    return { header, frames, ioDeltas, processes, events, compressedBytes };
+  }
+}
+
+function zlibMessage(error: unknown): string | null {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'Z_BUF_ERROR') return 'truncated: the compressed data ends mid-stream (the file was cut short)';
+  if (code === 'Z_DATA_ERROR') return `corrupted: the compressed data is damaged (${(error as Error).message})`;
+  return null;
+}
+
+/** Reads and checks a whole recording file (a Buffer, a file stream or an upload's body). */
+export async function readRecording(
+  source: Buffer | AsyncIterable<Buffer | string>,
+  limits: RecordingLimits = DEFAULT_RECORDING_LIMITS,
+): Promise<LoadedRecording> {
+  const parser = new RecordingParser(limits);
+  let compressedBytes = 0;
+  let uncompressedBytes = 0;
+  let carry: Buffer[] = [];
+  let carryBytes = 0;
+  const input = Buffer.isBuffer(source) ? Readable.from([source]) : Readable.from(source);
+
+  async function* guardCompressed(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const chunk of chunks) {
+      const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+      if (compressedBytes === 0 && bytes.length > 0 && (bytes[0] !== GZIP_MAGIC[0] || bytes[1] !== GZIP_MAGIC[1])) {
+        throw new RecordingFileError(`${NOT_OURS}: it is not gzip-compressed (recordings are .aioscope.gz files)`);
+      }
+      compressedBytes += bytes.length;
+      if (compressedBytes > limits.maxCompressedBytes) {
+        throw new RecordingFileError(`too large: over the ${formatMegabytes(limits.maxCompressedBytes)} limit`);
+      }
+      yield bytes;
+    }
+  }
+
+  async function collectLines(chunks: AsyncIterable<Buffer>): Promise<void> {
+    for await (const chunk of chunks) {
+      uncompressedBytes += chunk.length;
+      if (uncompressedBytes > limits.maxUncompressedBytes) {
+        throw new RecordingFileError(
+          `too large: over ${formatMegabytes(limits.maxUncompressedBytes)} once decompressed`,
+        );
+      }
+      // Lines are cut as bytes and decoded whole, so a character split across chunks stays intact.
+      let start = 0;
+      for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
+        carry.push(chunk.subarray(start, newline));
+        parser.line(Buffer.concat(carry).toString('utf8'));
+        carry = [];
+        carryBytes = 0;
+        start = newline + 1;
+      }
+      carry.push(chunk.subarray(start));
+      carryBytes += chunk.length - start;
+      if (carryBytes > limits.maxLineBytes) {
+        throw new RecordingFileError(
+          parser.hasHeader
+            ? `corrupted: a line longer than ${formatMegabytes(limits.maxLineBytes)}`
+            : `${NOT_OURS}: its first line is not a recording header`,
+        );
+      }
+    }
+  }
+
+  try {
+    await pipeline(input, guardCompressed, createGunzip(), collectLines);
+  } catch (error) {
+    if (error instanceof RecordingFileError) throw error;
+    const message = zlibMessage(error);
+    if (message !== null) throw new RecordingFileError(message);
+    throw error;
+  }
+  if (carryBytes > 0) parser.line(Buffer.concat(carry).toString('utf8'));
+  return parser.finish(compressedBytes);
+}

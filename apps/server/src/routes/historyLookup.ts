@@ -1,0 +1,67 @@
+import { historyRangeQuerySchema, type HistoryRange } from '@aioscope/spec';
+import type { ZodError } from 'zod';
+import type { HistoryCatalog, HistoryReader } from '../history/historyReader.ts';
+import type { OpenedRecordings } from '../history/memoryHistoryCatalog.ts';
+import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import { targetParamsSchema } from './targets.ts';
+
+/** Where a target's past is read from: a recording opened in memory, or the recorder's store. */
+export interface HistorySources {
+  monitors: ReadonlyMap<string, TargetMonitor>;
+  recordings: OpenedRecordings;
+  /** The recorder's store; absent when this process records nothing. */
+  history?: HistoryCatalog;
+}
+
+export type Refusal = { ok: false; status: 400 | 404; error: string };
+
+export function firstIssue(error: ZodError): string {
+  return error.issues[0]?.message ?? 'invalid parameters';
+}
+
+/** 400 for a malformed id, 404 for an unknown target or a live target whose history is not kept. */
+export function findHistory(sources: HistorySources, params: unknown): { ok: true; reader: HistoryReader } | Refusal {
+  const parsed = targetParamsSchema.safeParse(params);
+  if (!parsed.success) return { ok: false, status: 400, error: firstIssue(parsed.error) };
+  const { id } = parsed.data;
+  const opened = sources.recordings.get(id);
+  if (opened !== undefined) return { ok: true, reader: opened };
+  if (!sources.monitors.has(id)) return { ok: false, status: 404, error: `unknown target "${id}"` };
+  const reader = sources.history?.get(id);
+  if (reader === undefined) {
+    return {
+      ok: false,
+      status: 404,
+      error: `no history is kept for target "${id}" (recording is off in this process)`,
+    };
+  }
+  return { ok: true, reader };
+}
+
+/** "15 min", "1 h", "90 s": a limit as a person reads it. */
+export function formatDuration(ms: number): string {
+  if (ms >= 86_400_000 && ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
+  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Math.round(ms / 100) / 10} s`;
+}
+
+/** from < to, both epoch ms, and no longer than what the endpoint serves; the message names the limit. */
+export function parseRange(
+  query: unknown,
+  maxMs: number,
+  what: string,
+  hint = '',
+): { ok: true; range: HistoryRange } | Refusal {
+  const parsed = historyRangeQuerySchema.safeParse(query ?? {});
+  if (!parsed.success) return { ok: false, status: 400, error: firstIssue(parsed.error) };
+  const range = parsed.data;
+  if (range.to - range.from > maxMs) {
+    return {
+      ok: false,
+      status: 400,
+      error: `range too long: ${what} at most ${formatDuration(maxMs)} (asked ${formatDuration(range.to - range.from)})${hint}`,
+    };
+  }
+  return { ok: true, range };
+}
