@@ -1,7 +1,19 @@
-import { useMemo, useState, type ReactNode } from 'react';
+import { useCallback, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { LiveFrame } from '@aioscope/spec';
+import { useHistoryExtent } from './api/history.ts';
+import { SelectRangeContext, TimeAxisContext } from './charts/TimeSeriesChart.tsx';
+import { HistoryOverview } from './history/HistoryOverview.tsx';
+import { LongRange } from './history/LongRange.tsx';
+import { TimeControls } from './history/TimeControls.tsx';
+import { readsRawFrames } from './history/timeView.ts';
+import './history/history.css';
+import { useOpenRecording, useOpenRecordingsOnLive } from './history/useOpenRecording.ts';
+import { useTimeTravel } from './history/useTimeTravel.ts';
+import { useViewLocation } from './history/useViewLocation.ts';
+import { WindowTextContext, windowTextOf } from './history/windowText.ts';
 import { summarizeLiveWindow } from '@aioscope/core';
 import { useTargets } from './api/targets.ts';
-import { WINDOW_MS } from './live/liveStore.ts';
+import { LiveStore, WINDOW_MS } from './live/liveStore.ts';
 import { useBucketClock } from './live/useBucketClock.ts';
 import { useLiveTarget } from './live/useLiveTarget.ts';
 import { AuditPanel } from './panels/AuditPanel.tsx';
@@ -29,105 +41,214 @@ function bucketMsFor(sampleRateHz: number): number {
   return Math.max(500, Math.ceil(1000 / sampleRateHz));
 }
 
+/** A store that never changes: the live clock's input while a past range is on screen. */
+const IDLE_STORE = new LiveStore();
+const NO_FRAMES: LiveFrame[] = [];
+
 export function App(): ReactNode {
   const targets = useTargets();
-  const target = targets.data?.[0];
-  const store = useLiveTarget(target?.id ?? null);
-  const bucketMs = bucketMsFor(target?.sampleRateHz ?? 20);
-  const { browserNow, domainEnd } = useBucketClock(store, bucketMs);
+  const [location, setLocation] = useViewLocation();
+  const target = targets.data?.find((candidate) => candidate.id === location.targetId) ?? targets.data?.[0];
+  const targetId = target?.id ?? null;
+  // A recording file has no live edge: its page opens on the recorded range.
+  const hasLive = target !== undefined && target.kind !== 'recording';
+  const liveStore = useLiveTarget(hasLive ? targetId : null);
+  const sampleRateHz = target?.sampleRateHz ?? 20;
+  const bucketMs = bucketMsFor(sampleRateHz);
+  const time = useTimeTravel(location, setLocation, targetId, sampleRateHz);
+  const live = time.view.mode === 'live';
+  // While a past range is shown, the live clock only keeps the header's ages current.
+  const { browserNow, domainEnd } = useBucketClock(live ? liveStore : IDLE_STORE, bucketMs);
+  const extent = useHistoryExtent(targetId);
+  const openFile = useOpenRecording((opened) =>
+    setLocation({
+      targetId: opened.targetId,
+      pid: null,
+      view: { mode: 'range', from: opened.from, to: opened.to, at: opened.from, speed: null },
+    }),
+  );
   const [theme, setTheme] = useState<Theme>(() => {
     const chosen = initialTheme();
     applyTheme(chosen);
     return chosen;
   });
-  const [selectedPid, setSelectedPid] = useState<number | null>(null);
+  const selectedPid = location.pid;
+  const setSelectedPid = (pid: number | null): void => setLocation({ ...location, pid }, 'replace');
   const toggleTheme = (): void => {
     const next = theme === 'dark' ? 'light' : 'dark';
     applyTheme(next);
     setTheme(next);
   };
+  useOpenRecordingsOnLive(hasLive, target, extent.data, time);
 
-  const serverNow = store.serverNow(browserNow);
-  const domain = useMemo<[number, number]>(() => [domainEnd - WINDOW_MS, domainEnd], [domainEnd]);
+  const past = time.past;
+  const store = past?.store ?? liveStore;
+  const serverNow = past !== null ? (time.at ?? 0) : liveStore.serverNow(browserNow);
+  const liveDomain = useMemo<[number, number]>(() => [domainEnd - WINDOW_MS, domainEnd], [domainEnd]);
+  const domain = past?.domain ?? liveDomain;
+  const shownBucketMs = past?.bucketMs ?? bucketMs;
   // The window ends where the charts do, at the last complete bucket, so figures and charts agree.
   // A new array per clock tick on purpose: the store mutates in place.
-  const frames = useMemo(
-    () => store.frames.filter((frame) => frame.t >= domain[0] && frame.t < domain[1]),
-    [store, domain],
+  const liveFrames = useMemo(
+    () => (live ? liveStore.frames.filter((frame) => frame.t >= liveDomain[0] && frame.t < liveDomain[1]) : NO_FRAMES),
+    [live, liveStore, liveDomain],
   );
+  const frames = past?.frames ?? liveFrames;
   const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
-  const deltas = store.deltas.slice();
+  const deltas = past !== null ? past.deltas : liveStore.deltas.slice();
   const latest = frames[frames.length - 1];
   const processRows = store.processRows;
+  const longRange = time.view.mode === 'range' && !readsRawFrames(time.view);
+  // Stable across renders: every time chart reads it from context, and a new function would
+  // re-render each of them at every bucket.
+  const setViewRef = useRef(time.setView);
+  setViewRef.current = time.setView;
+  const selectRange = useCallback(
+    (from: number, to: number): void =>
+      setViewRef.current({
+        mode: 'range',
+        from: Math.round(from),
+        to: Math.round(to),
+        at: Math.round(to),
+        speed: null,
+      }),
+    [],
+  );
 
   return (
     <ThemeContext.Provider value={theme}>
-      <div className="app">
-        {/* First on the page for keyboards: past the header's controls, straight to the live charts. */}
-        <a className="skip-link" href="#live">
-          Skip to live panels
-        </a>
-        <Header target={target} store={store} now={browserNow} theme={theme} onToggleTheme={toggleTheme} />
-        {targets.error ? (
-          <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
-        ) : null}
-        <Banner target={target} />
-        <LabActivityBanner />
-        {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the panels. */}
-        <main className="panels" id="live" tabIndex={-1}>
-          <InflightPanel
-            frames={frames}
-            domain={domain}
-            bucketMs={bucketMs}
-            target={target}
-            store={store}
-            stale={store.isStale(browserNow)}
-          />
-          <BytesPerReadPanel frames={frames} summary={summary} deltas={deltas} domain={domain} target={target} />
-          <WorkerPanel frames={frames} summary={summary} domain={domain} bucketMs={bucketMs} target={target} />
-        </main>
-        <section className="panels panels-wide">
-          <ScanMapPanel
-            hasSample={latest !== undefined}
-            scans={store.scans}
-            target={target}
-            selectedPid={selectedPid}
-            onSelectPid={setSelectedPid}
-          />
-        </section>
-        <section className="panels panels-split">
-          <ProcessesPanel
-            rows={processRows}
-            target={target}
-            serverNow={Math.floor(serverNow / 1000) * 1000}
-            selectedPid={selectedPid}
-            onSelectPid={setSelectedPid}
-          />
-          <ProcessDetailPanel
-            pid={selectedPid}
-            process={processRows.find((row) => row.process.pid === selectedPid)?.process}
-            frames={frames}
-            domain={domain}
-            bucketMs={bucketMs}
-            target={target}
-            onClose={() => setSelectedPid(null)}
-          />
-        </section>
-        <section className="panels">
-          <ReadCombiningPanel frames={frames} summary={summary} deltas={deltas} target={target} />
-          <WaitEventsPanel frames={frames} domain={domain} bucketMs={bucketMs} target={target} />
-        </section>
-        <section className="panels panels-wide">
-          <AuditPanel target={target} />
-        </section>
-        <section className="panels panels-wide">
-          <LabPanel target={target} />
-        </section>
-        <footer className="app-footer">
-          Window: last {WINDOW_MS / 1000} s on the server&apos;s clock. Hover, focus or tap a figure&apos;s (i) for what
-          it is and where it comes from.
-        </footer>
-      </div>
+      <TimeAxisContext.Provider value={past?.axis ?? (live ? 'relative' : 'clock')}>
+        <SelectRangeContext.Provider value={selectRange}>
+          <WindowTextContext.Provider value={windowTextOf(time.view, past)}>
+            <div className="app" {...openFile.dropZone}>
+              {/* First on the page for keyboards: past the header's controls, straight to the live charts. */}
+              <a className="skip-link" href="#live">
+                Skip to live panels
+              </a>
+              <Header target={target} store={liveStore} now={browserNow} theme={theme} onToggleTheme={toggleTheme} />
+              {targets.error ? (
+                <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
+              ) : null}
+              <Banner target={target} />
+              <LabActivityBanner />
+              <TimeControls
+                view={time.view}
+                targetId={targetId}
+                hasLive={hasLive}
+                extent={extent.data}
+                extentError={extent.error?.message ?? null}
+                serverNow={live ? liveStore.serverNow(browserNow) : Date.now() - liveStore.clockOffsetMs}
+                at={time.at ?? domainEnd}
+                playing={time.playing}
+                onView={time.setView}
+                onPause={() => time.pause(liveStore, domainEnd)}
+                onPlay={time.setPlaying}
+                onStep={time.step}
+                onMoment={time.setMoment}
+                onOpenFile={openFile.open}
+              />
+              {openFile.message !== null ? (
+                <div
+                  className={`status-detail status-${openFile.tone}`}
+                  role="status"
+                  data-testid="open-recording-message"
+                >
+                  {openFile.message}
+                </div>
+              ) : null}
+              {targetId !== null ? (
+                <HistoryOverview targetId={targetId} extent={extent.data} view={time.view} onView={time.setView} />
+              ) : null}
+              {time.pastError !== null ? (
+                <div className="status-detail status-bad" role="alert">
+                  Cannot read this range: {time.pastError}
+                </div>
+              ) : null}
+              {longRange && targetId !== null && time.view.mode === 'range' ? (
+                <LongRange targetId={targetId} view={time.view} target={target} onSelectRange={selectRange} />
+              ) : !live && past === null ? (
+                <div className="empty-state" data-testid="range-loading">
+                  {time.pastLoading ? 'Reading the recorded samples…' : 'No samples for this range.'}
+                </div>
+              ) : (
+                <>
+                  {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the panels. */}
+                  <main className="panels" id="live" tabIndex={-1}>
+                    <InflightPanel
+                      frames={frames}
+                      domain={domain}
+                      bucketMs={shownBucketMs}
+                      target={target}
+                      store={store}
+                      stale={past === null && liveStore.isStale(browserNow)}
+                    />
+                    <BytesPerReadPanel
+                      frames={frames}
+                      summary={summary}
+                      deltas={deltas}
+                      domain={domain}
+                      target={target}
+                    />
+                    <WorkerPanel
+                      frames={frames}
+                      summary={summary}
+                      domain={domain}
+                      bucketMs={shownBucketMs}
+                      target={target}
+                    />
+                  </main>
+                  <section className="panels panels-wide">
+                    <ScanMapPanel
+                      hasSample={latest !== undefined}
+                      scans={store.scans}
+                      target={target}
+                      selectedPid={selectedPid}
+                      onSelectPid={setSelectedPid}
+                    />
+                  </section>
+                  <section className="panels panels-split">
+                    <ProcessesPanel
+                      rows={processRows}
+                      target={target}
+                      serverNow={Math.floor(serverNow / 1000) * 1000}
+                      selectedPid={selectedPid}
+                      onSelectPid={setSelectedPid}
+                    />
+                    <ProcessDetailPanel
+                      pid={selectedPid}
+                      process={processRows.find((row) => row.process.pid === selectedPid)?.process}
+                      frames={frames}
+                      domain={domain}
+                      bucketMs={shownBucketMs}
+                      target={target}
+                      onClose={() => setSelectedPid(null)}
+                    />
+                  </section>
+                  <section className="panels">
+                    <ReadCombiningPanel frames={frames} summary={summary} deltas={deltas} target={target} />
+                    <WaitEventsPanel frames={frames} domain={domain} bucketMs={shownBucketMs} target={target} />
+                  </section>
+                </>
+              )}
+              {/* A recording file has no server to audit or to run the lab on. */}
+              {hasLive ? (
+                <>
+                  <section className="panels panels-wide">
+                    <AuditPanel target={target} />
+                  </section>
+                  <section className="panels panels-wide">
+                    <LabPanel target={target} />
+                  </section>
+                </>
+              ) : null}
+              <footer className="app-footer">
+                Window: {windowTextOf(time.view, past).long} on the server&apos;s clock. Hover, focus or tap a
+                figure&apos;s (i) for what it is and where it comes from. Drop a recording file on the page to open it.
+              </footer>
+            </div>
+          </WindowTextContext.Provider>
+        </SelectRangeContext.Provider>
+      </TimeAxisContext.Provider>
     </ThemeContext.Provider>
   );
 }

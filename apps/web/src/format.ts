@@ -28,8 +28,8 @@ export function formatAge(ms: number): string {
   return `${Math.round(ms / 60_000)} min`;
 }
 
-/** Axis tick: seconds relative to now, e.g. "-30 s". */
-export function formatRelativeSeconds(t: number, now: number): string {
+/** Axis tick: seconds relative to now (or to a replayed moment), e.g. "-30 s". */
+export function formatRelativeSeconds(t: number, now: number, zero = 'now'): string {
   const seconds = Math.round((t - now) / 1000);
-  return seconds === 0 ? 'now' : `${seconds} s`;
+  return seconds === 0 ? zero : `${seconds} s`;
 }

@@ -1,10 +1,16 @@
-import { memo, useEffect, useRef, type ReactNode } from 'react';
+import { createContext, memo, useContext, useEffect, useRef, type ReactNode } from 'react';
 import type { BucketRow } from '@aioscope/core';
 import { useTheme } from '../theme.ts';
 import { emptyColumns, fillBucketColumns, yAxisFor, type Columns } from './plotData.ts';
 import { plotPalette } from './plotTheme.ts';
 import type { ReferenceMark } from './referenceLines.ts';
-import { timeSeriesLayers, type HoverValue, type Series, type TimeSeriesView } from './timeSeriesLayers.ts';
+import {
+  timeSeriesLayers,
+  type HoverValue,
+  type Series,
+  type TimeAxis,
+  type TimeSeriesView,
+} from './timeSeriesLayers.ts';
 import { useChartBox } from './useChartBox.ts';
 import { usePlot } from './usePlot.ts';
 
@@ -41,6 +47,18 @@ export interface TimeSeriesChartProps {
   onSelectRange?: (fromMs: number, toMs: number) => void;
 }
 
+/**
+ * How every time chart below labels its x axis: counted back from the right edge (live, replay)
+ * or by the clock (a past range). A context, so panels need not pass it.
+ */
+export const TimeAxisContext = createContext<TimeAxis>('relative');
+
+/**
+ * What dragging across a time chart does when the chart is not told (every panel's charts):
+ * the page shows the dragged range. undefined: dragging does nothing.
+ */
+export const SelectRangeContext = createContext<((fromMs: number, toMs: number) => void) | undefined>(undefined);
+
 const DEFAULT_Y_DOMAIN: [number, 'auto'] = [0, 'auto'];
 const NO_REFERENCES: ReferenceMark[] = [];
 const NO_HOVER_ONLY: HoverValue[] = [];
@@ -52,7 +70,9 @@ const NO_HOVER_ONLY: HoverValue[] = [];
  * chart bucket, from columns reused between updates. The legend is plain DOM.
  */
 export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesChartProps): ReactNode {
-  const { rows, series, kind, domain, yLabel, formatY, yTicks, onSelectRange } = props;
+  const { rows, series, kind, domain, yLabel, formatY, yTicks } = props;
+  const selectFromContext = useContext(SelectRangeContext);
+  const onSelectRange = props.onSelectRange ?? selectFromContext;
   const yDomain = props.yDomain ?? DEFAULT_Y_DOMAIN;
   const references = props.references ?? NO_REFERENCES;
   const hoverOnly = props.hoverOnly ?? NO_HOVER_ONLY;
@@ -61,6 +81,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
   const unit = props.unit ?? yLabel;
   const stacked = kind === 'stackedArea';
   const theme = useTheme();
+  const xAxis = useContext(TimeAxisContext);
   const wrapper = useRef<HTMLDivElement>(null);
   const plotElement = useRef<HTMLDivElement>(null);
   const readout = useRef<HTMLDivElement>(null);
@@ -74,20 +95,28 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
     if (view.current === null) return;
     view.current.formatY = formatY;
     view.current.onSelectRange = onSelectRange;
+    view.current.xAxis = xAxis;
   });
 
   usePlot(plotElement, box, height, {
     buildKey: JSON.stringify([theme, kind, dots, yLabel, onSelectRange !== undefined, series, hoverOnly]),
-    dataDeps: [rows, domain[0], domain[1]],
+    dataDeps: [rows, domain[0], domain[1], xAxis],
     frame: () => {
       const bucketMs = rows.length > 1 ? (rows[1]?.t ?? 0) - (rows[0]?.t ?? 0) : 1000;
       const keys = series.map((s) => s.key);
       const shaped = fillBucketColumns(columns.current, rows, keys, bucketMs, stacked);
       const y = yAxisFor(shaped, { yDomain, yTicks, references });
-      view.current = { rows, domain, y, formatY, unit, references, hoverOnly, onSelectRange };
+      view.current = { rows, domain, y, formatY, unit, references, hoverOnly, onSelectRange, xAxis };
       return {
         data: [shaped.x, ...shaped.ys],
-        axesKey: JSON.stringify([domain[1] - domain[0], y.min, y.max, y.ticks.map(formatY), references]),
+        // A clock axis's labels move with the window's end; relative ones only with its length.
+        axesKey: JSON.stringify([
+          xAxis === 'clock' ? domain : domain[1] - domain[0],
+          y.min,
+          y.max,
+          y.ticks.map(formatY),
+          references,
+        ]),
       };
     },
     // usePlot calls frame() before options(): the view is set before uPlot first reads it. The

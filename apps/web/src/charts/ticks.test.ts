@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteTicks, niceTicks, ticksBackFrom } from './ticks.ts';
+import { byteTicks, clockTicks, formatClockTicks, niceTicks, ticksBackFrom } from './ticks.ts';
 
 describe('niceTicks', () => {
   it('picks round ticks that cover the maximum', () => {
@@ -36,5 +36,23 @@ describe('ticksBackFrom', () => {
   it('leaves out a tick that would fall before the window', () => {
     expect(ticksBackFrom(25_000, 0, 10_000)).toEqual([5_000, 15_000, 25_000]);
     expect(ticksBackFrom(25_000, 0, 0)).toEqual([]);
+  });
+});
+
+describe('clock ticks of a past range', () => {
+  it('falls on round times of day, about as many as asked', () => {
+    const from = new Date(2026, 10, 30, 12, 3, 10).getTime();
+    const to = from + 60 * 60_000;
+    const ticks = clockTicks(from, to, 6);
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    expect(ticks.length).toBeLessThanOrEqual(6);
+    for (const t of ticks) expect([new Date(t).getMinutes() % 10, new Date(t).getSeconds()]).toEqual([0, 0]);
+    expect(formatClockTicks(ticks)[0]).toMatch(/^\d\d:\d\d$/);
+  });
+
+  it('labels sub-second steps with milliseconds', () => {
+    const from = new Date(2026, 10, 30, 12, 0, 0, 40).getTime();
+    const ticks = clockTicks(from, from + 1_000, 6);
+    expect(formatClockTicks(ticks)[0]).toMatch(/^12:00:00\.\d{3}$/);
   });
 });

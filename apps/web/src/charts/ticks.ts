@@ -33,3 +33,34 @@ export function ticksBackFrom(to: number, from: number, stepMs: number): number[
   for (let t = to; t >= from - 1; t -= stepMs) ticks.push(t);
   return ticks.reverse();
 }
+
+const CLOCK_STEPS_MS = [
+  10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000,
+  1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000,
+];
+
+/**
+ * Ticks at round times of day (every 5 min, every hour…) inside [from, to], about `wanted` of
+ * them: the axis of a past range, where "-3600 s" would mean nothing. Rounded in local time.
+ */
+export function clockTicks(from: number, to: number, wanted: number): number[] {
+  const span = to - from;
+  if (!(span > 0)) return [];
+  const step = CLOCK_STEPS_MS.find((candidate) => span / candidate <= wanted) ?? 86_400_000;
+  const offset = new Date(from).getTimezoneOffset() * 60_000;
+  const ticks: number[] = [];
+  for (let t = Math.ceil((from - offset) / step) * step + offset; t <= to; t += step) ticks.push(t);
+  return ticks;
+}
+
+/** Labels of clock ticks: as short as their spacing allows (12:05, 12:05:30, 12:05:30.250). */
+export function formatClockTicks(ticks: readonly number[]): string[] {
+  const step = ticks.length > 1 ? (ticks[1] as number) - (ticks[0] as number) : 60_000;
+  return ticks.map((t) => {
+    const d = new Date(t);
+    const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+    if (step >= 60_000) return hm;
+    const s = `${hm}:${String(d.getSeconds()).padStart(2, '0')}`;
+    return step >= 1_000 ? s : `${s}.${String(d.getMilliseconds()).padStart(3, '0')}`;
+  });
+}

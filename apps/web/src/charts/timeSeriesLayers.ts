@@ -6,7 +6,7 @@ import { axesLayer, seriesLayer, type LayerOptions } from './layeredPlot.ts';
 import { withUnit, type YAxis } from './plotData.ts';
 import { axisLook, yAxis, Y_AXIS_PX, type PlotPalette } from './plotTheme.ts';
 import { referenceLines, type ReferenceMark } from './referenceLines.ts';
-import { ticksBackFrom } from './ticks.ts';
+import { clockTicks, formatClockTicks, ticksBackFrom } from './ticks.ts';
 
 export interface Series {
   key: string;
@@ -33,7 +33,11 @@ export interface TimeSeriesView {
   references: readonly ReferenceMark[];
   hoverOnly: readonly HoverValue[];
   onSelectRange: ((fromMs: number, toMs: number) => void) | undefined;
+  /** 'relative': "-60 s … now" (live); 'replay': "-60 s … moment"; 'clock': times of day (a past range). */
+  xAxis: TimeAxis;
 }
+
+export type TimeAxis = 'relative' | 'replay' | 'clock';
 
 export interface TimeSeriesLook {
   series: readonly Series[];
@@ -51,6 +55,8 @@ export interface TimeSeriesLook {
 
 /** Ticks every 10 s counted back from the right edge, so labels read -60 s … now. */
 const X_TICK_STEP_MS = 10_000;
+/** About this many labels on a clock axis. */
+const X_TICKS_WANTED = 6;
 const X_AXIS_PX = 20;
 /** Plot padding [top, right, bottom, left]: room for the top value label and the "now" label. */
 const PADDING: [number, number, number, number] = [8, 12, 0, 0];
@@ -86,8 +92,17 @@ export function timeSeriesLayers(
         side: 2,
         size: X_AXIS_PX,
         gap: 4,
-        splits: (_u, _axis, min, max) => ticksBackFrom(max, min, X_TICK_STEP_MS),
-        values: (_u, splits) => splits.map((t) => formatRelativeSeconds(t, 0)),
+        // The scale counts back from 0 at the right edge; a clock axis adds the edge's time back.
+        splits: (_u, _axis, min, max) =>
+          view().xAxis !== 'clock'
+            ? ticksBackFrom(max, min, X_TICK_STEP_MS)
+            : clockTicks(min + view().domain[1], max + view().domain[1], X_TICKS_WANTED).map(
+                (t) => t - view().domain[1],
+              ),
+        values: (_u, splits) =>
+          view().xAxis !== 'clock'
+            ? splits.map((t) => formatRelativeSeconds(t, 0, view().xAxis === 'replay' ? 'moment' : 'now'))
+            : formatClockTicks(splits.map((t) => t + view().domain[1])),
       },
       yAxis(palette, look.yLabel, {
         splits: () => view().y.ticks,

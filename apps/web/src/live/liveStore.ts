@@ -1,6 +1,14 @@
 import { appendBounded, trimBefore } from '@aioscope/core';
 import { stableProcessRows, type ProcessRow } from './stableProcesses.ts';
-import type { IoStatDelta, LiveFrame, LiveSnapshot, ProcessView, ScanView, TargetStatus } from '@aioscope/spec';
+import type {
+  IoStatDelta,
+  LiveFrame,
+  LiveSnapshot,
+  ProcessesSnapshot,
+  ProcessView,
+  ScanView,
+  TargetStatus,
+} from '@aioscope/spec';
 
 /** The rolling window every panel shows. */
 export const WINDOW_MS = 60_000;
@@ -41,6 +49,8 @@ export class LiveStore {
   clockOffsetMs = 0;
   lastReceivedAt: number | null = null;
   version = 0;
+  /** The recorded moment shown (showMoment), or null for a live store. */
+  private shownAt: number | null = null;
   private readonly listeners = new Set<(change: StoreChange) => void>();
 
   /** Called after every change; returns the unsubscribe function. */
@@ -98,6 +108,30 @@ export class LiveStore {
     this.processes = processes;
     this.processRows = stableProcessRows(this.processRows, processes, t);
     this.changed();
+  }
+
+  /**
+   * Shows a recorded moment as the live view would have shown it at `at`: the panels, the
+   * per-sample strip and the "now" figures read the store whatever its source (history/momentOf.ts).
+   * Going back in time starts the processes table afresh (nothing "just left" a later moment).
+   */
+  showMoment(
+    moment: { frames: LiveFrame[]; deltas: IoStatDelta[]; scans: ScanView[]; processes: ProcessesSnapshot | null },
+    at: number,
+  ): void {
+    const backwards = this.shownAt !== null && at < this.shownAt;
+    this.shownAt = at;
+    this.frames = moment.frames;
+    this.deltas = moment.deltas;
+    this.scans = moment.scans;
+    this.processes = moment.processes?.processes ?? [];
+    this.processRows = stableProcessRows(backwards ? [] : this.processRows, this.processes, moment.processes?.t ?? at);
+    this.socketState = 'connected';
+    this.socketError = null;
+    const now = Date.now();
+    this.lastReceivedAt = now;
+    this.clockOffsetMs = now - at;
+    this.changed('frame');
   }
 
   setStatus(status: TargetStatus): void {

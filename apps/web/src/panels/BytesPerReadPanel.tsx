@@ -13,6 +13,7 @@ import { formatBytes, formatNumber } from '../format.ts';
 import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
+import { useWindowText } from '../history/windowText.ts';
 
 /** pg_stat_io is sampled once a second, so both series share one-second buckets. */
 const BUCKET_MS = 1_000;
@@ -49,6 +50,7 @@ export interface BytesPerReadPanelProps {
 }
 
 export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: BytesPerReadPanelProps): ReactNode {
+  const windowText = useWindowText();
   const rows: BucketRow[] = useMemo(() => {
     const common = { fromT: domain[0], toT: domain[1], bucketMs: BUCKET_MS };
     const live = bucketize(frames, { ...common, reduce: liveBucket, empty: { live: null } });
@@ -79,17 +81,17 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
     >
       <div className="figures">
         <Figure
-          label="live, 60 s"
+          label={`live, ${windowText.short}`}
           value={unavailable === null ? formatBytes(summary.liveBytesPerRead) : '–'}
           testId="bytes-per-read-live"
-          explain={`Mean pg_aios.length of the ${summary.distinctReads} distinct reads seen in the last 60 s (identified by pid, io_id, io_generation). Sampled: reads shorter than the sample interval may be missed.`}
+          explain={`Mean pg_aios.length of the ${summary.distinctReads} distinct reads seen in ${windowText.long} (identified by pid, io_id, io_generation). Sampled: reads shorter than the sample interval may be missed.`}
         />
         <Figure
-          label="exact, 60 s"
+          label={`exact, ${windowText.short}`}
           value={exact.bytesPerRead === null ? 'no statement finished' : formatBytes(exact.bytesPerRead)}
           testId="bytes-per-read-exact"
           tone={exact.bytesPerRead === null ? 'muted' : 'normal'}
-          explain={`Δread_bytes / Δreads of relations in pg_stat_io over the last 60 s, all reads (${formatNumber(exact.reads, 0)} reads, ${formatBytes(exact.readBytes)}). Exact, but only counted when a statement ends. The chart's exact lines: the same over the trailing ${WINDOW_S} s, weighted by reads, for scans (bulk reads) and for other reads apart; hover a point for that second alone.`}
+          explain={`Δread_bytes / Δreads of relations in pg_stat_io over ${windowText.long}, all reads (${formatNumber(exact.reads, 0)} reads, ${formatBytes(exact.readBytes)}). Exact, but only counted when a statement ends. The chart's exact lines: the same over the trailing ${WINDOW_S} s, weighted by reads, for scans (bulk reads) and for other reads apart; hover a point for that second alone.`}
         />
         <Figure
           label="io_combine_limit"
@@ -98,7 +100,7 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
         />
       </div>
       <TimeSeriesChart
-        ariaLabel="bytes per read over the last 60 seconds"
+        ariaLabel={`bytes per read over ${windowText.spoken}`}
         rows={rows}
         series={SERIES}
         kind="line"

@@ -10,6 +10,7 @@ import { useLatestFrame } from '../live/useLatestFrame.ts';
 import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
+import { capitalize, useWindowText } from '../history/windowText.ts';
 
 const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color: 'var(--series-1)' }];
 
@@ -94,6 +95,7 @@ export interface InflightPanelProps {
 }
 
 export function InflightPanel({ frames, domain, bucketMs, target, store, stale }: InflightPanelProps): ReactNode {
+  const windowText = useWindowText();
   const method = ioMethodOfTarget(target);
   const groups = useMemo(() => inflightStateSeries(method), [method]);
   const countSeries: Series[] = useMemo(() => groups.map(({ key, label, color }) => ({ key, label, color })), [groups]);
@@ -128,15 +130,15 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
           <div className="figures">
             <InflightNow store={store} stale={stale} method={method} />
             <Figure
-              label="peak, 60 s"
+              label={`peak, ${windowText.short}`}
               value={formatNumber(counted > 0 ? peak : null, 0)}
               testId="inflight-peak"
-              explain={`Largest number of reads seen in flight in one sample over the last 60 s (${counted} samples at ${rate} Hz). Short-lived reads between samples are not seen.`}
+              explain={`Largest number of reads seen in flight in one sample over ${windowText.long} (${counted} samples at ${rate} Hz). Short-lived reads between samples are not seen.`}
             />
             <Figure
-              label="mean, 60 s"
+              label={`mean, ${windowText.short}`}
               value={formatNumber(counted > 0 ? sum / counted : null, 1)}
-              explain="Mean number of reads in flight per sample over the last 60 s."
+              explain={`Mean number of reads in flight per sample over ${windowText.long}.`}
             />
           </div>
           <p className="chart-caption">
@@ -151,9 +153,11 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
             color="var(--series-1)"
             ariaLabel={`reads in flight at every sample over the last ${STRIP_WINDOW_MS / 1000} seconds`}
           />
-          <p className="chart-caption">Last 60 s, mean per {bucketMs} ms, by state:</p>
+          <p className="chart-caption">
+            {capitalize(windowText.long)}, mean per {bucketMs} ms, by state:
+          </p>
           <TimeSeriesChart
-            ariaLabel="reads in flight by state over the last 60 seconds"
+            ariaLabel={`reads in flight by state over ${windowText.spoken}`}
             rows={rows}
             series={countSeries}
             kind="stackedArea"
@@ -162,7 +166,7 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
             formatY={(value) => formatNumber(value, 1)}
           />
           <TimeSeriesChart
-            ariaLabel="bytes in flight over the last 60 seconds"
+            ariaLabel={`bytes in flight over ${windowText.spoken}`}
             rows={rows}
             series={BYTES_SERIES}
             kind="stackedArea"

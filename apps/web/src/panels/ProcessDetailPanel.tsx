@@ -5,6 +5,7 @@ import { useProcessDetail } from '../api/targetDetails.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
+import { useWindowText } from '../history/windowText.ts';
 
 const SERIES: Series[] = [{ key: 'reads', label: 'reads in flight', color: 'var(--series-1)' }];
 const WORKER_SERIES: Series[] = [{ key: 'busy', label: 'busy (any wait but IoWorkerMain)', color: 'var(--series-3)' }];
@@ -67,6 +68,7 @@ export function ProcessDetailPanel({
   target,
   onClose,
 }: ProcessDetailPanelProps): ReactNode {
+  const windowText = useWindowText();
   const detail = useProcessDetail(target?.id, pid);
   const revealRef = useRevealOnSelect(pid);
   useEscapeToClose(pid !== null, onClose);
@@ -110,13 +112,13 @@ export function ProcessDetailPanel({
         <Panel
           title={`Process ${pid} · io worker`}
           testId="panel-process-detail"
-          source={`pg_stat_activity wait_event of this io worker at ${target?.sampleRateHz ?? 0} Hz, last 60 s`}
+          source={`pg_stat_activity wait_event of this io worker at ${target?.sampleRateHz ?? 0} Hz, ${windowText.long}`}
         >
           <button type="button" className="close" onClick={onClose} aria-label="close process detail">
             close
           </button>
           <p>
-            Busy in <strong data-testid="worker-busy">{formatPercent(busy)}</strong> of the samples of the last 60 s
+            Busy in <strong data-testid="worker-busy">{formatPercent(busy)}</strong> of the samples of {windowText.long}
             (busy: any wait but IoWorkerMain, its idle loop).
           </p>
           <TimeSeriesChart
@@ -132,7 +134,7 @@ export function ProcessDetailPanel({
             height={140}
           />
           {waits.length === 0 ? (
-            <p className="caveat">Not seen busy in the last 60 s.</p>
+            <p className="caveat">Not seen busy in {windowText.long}.</p>
           ) : (
             <table className="counters" data-testid="worker-waits">
               <thead>

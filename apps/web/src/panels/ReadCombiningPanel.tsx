@@ -6,6 +6,7 @@ import { formatBytes, formatNumber } from '../format.ts';
 import { useThrottledValue } from '../live/useThrottledValue.ts';
 import { EmptyState, Explain, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
+import { useWindowText } from '../history/windowText.ts';
 
 /** Reads of at most this size on average mean the scan is not being combined. */
 export const NOT_COMBINING_BYTES = 16 * 1024;
@@ -22,6 +23,7 @@ export interface ReadCombiningPanelProps {
 }
 
 export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadCombiningPanelProps): ReactNode {
+  const windowText = useWindowText();
   const blockSize = target?.server?.blockSize ?? 8192;
   const combineBlocks = Math.round((target?.server?.ioCombineLimitBytes ?? 131072) / blockSize);
   const maxCombineBlocks = Math.round((target?.server?.ioMaxCombineLimitBytes ?? 131072) / blockSize);
@@ -60,7 +62,7 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
     <Panel
       title="Read combining"
       testId="panel-read-combining"
-      source={`blocks per read: pg_aios handle_data_len of distinct reads over 60 s at ${target?.sampleRateHz ?? 0} Hz · finished statements: pg_stat_io`}
+      source={`blocks per read: pg_aios handle_data_len of distinct reads over ${windowText.long} at ${target?.sampleRateHz ?? 0} Hz · finished statements: pg_stat_io`}
     >
       {unavailable !== null ? (
         <EmptyState>{unavailable}</EmptyState>
@@ -70,13 +72,13 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
             <Figure
               label="live mean"
               value={formatBytes(summary.liveBytesPerRead)}
-              explain="Mean pg_aios.length of the distinct reads seen in the last 60 s."
+              explain={`Mean pg_aios.length of the distinct reads seen in ${windowText.long}.`}
             />
             <Figure
               label="reads seen"
               value={formatNumber(summary.distinctReads, 0)}
               testId="reads-seen"
-              explain="Distinct reads (pid, io_id, io_generation) seen in pg_aios samples in the last 60 s. Fast reads between samples are not seen."
+              explain={`Distinct reads (pid, io_id, io_generation) seen in pg_aios samples in ${windowText.long}. Fast reads between samples are not seen.`}
             />
             <Figure
               label="io_combine_limit"
@@ -93,7 +95,7 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
             </div>
           ) : null}
           <HistogramChart
-            ariaLabel="histogram of blocks per read over the last 60 seconds"
+            ariaLabel={`histogram of blocks per read over ${windowText.spoken}`}
             bins={shownBins}
             xLabel={`blocks per read (${formatBytes(blockSize)} each) · dashed: io_combine_limit${maxCombineBlocks !== combineBlocks ? ', io_max_combine_limit' : ''}`}
             yLabel="reads"

@@ -4,6 +4,7 @@ import type { ScanView, TargetSummary } from '@aioscope/spec';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
+import { LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
 
 export interface ScanMapPanelProps {
   /** Whether a first sample arrived (the empty-state reason depends on it). */
@@ -187,9 +188,11 @@ export const ScanMapPanel = memo(function ScanMapPanel({
   const unavailable = aiosUnavailableReason(target, hasSample);
   const layout = useMemo(() => layoutScanMap(current), [current]);
   const blockSize = target?.server?.blockSize ?? 8192;
+  // A recorded moment is not live: the title says which it is.
+  const live = useWindowText() === LIVE_WINDOW_TEXT;
   return (
     <Panel
-      title="Live scan map"
+      title={live ? 'Live scan map' : 'Scan map at the moment shown'}
       testId="panel-scan-map"
       source={`pg_aios target_desc block ranges at ${target?.sampleRateHz ?? 0} Hz; names from pg_filenode_relation, sizes from pg_relation_size`}
     >

@@ -6,6 +6,7 @@ import { SeriesColors } from '../charts/seriesColors.ts';
 import { formatNumber } from '../format.ts';
 import { ioMethodOfTarget, waitEventsCaption } from './ioMethodView.ts';
 import { EmptyState, Panel } from './Panel.tsx';
+import { useWindowText } from '../history/windowText.ts';
 
 /** Idle io workers wait in IoWorkerMain: shown only on request, they would drown the rest. */
 const IDLE_WAIT = 'io worker:IoWorkerMain';
@@ -18,6 +19,7 @@ export interface WaitEventsPanelProps {
 }
 
 export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEventsPanelProps): ReactNode {
+  const windowText = useWindowText();
   const keys = useMemo(() => {
     const seen = new Set<string>();
     for (const frame of frames) for (const key of Object.keys(frame.waits)) if (key !== IDLE_WAIT) seen.add(key);
@@ -52,7 +54,7 @@ export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEvents
         <EmptyState>No process waited on I/O in the window (idle io workers in IoWorkerMain are not drawn).</EmptyState>
       ) : (
         <TimeSeriesChart
-          ariaLabel="AIO-related wait events over the last 60 seconds"
+          ariaLabel={`AIO-related wait events over ${windowText.spoken}`}
           rows={rows}
           series={series}
           kind="stackedArea"

@@ -6,6 +6,7 @@ import { formatNumber, formatPercent } from '../format.ts';
 import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
+import { useWindowText } from '../history/windowText.ts';
 
 const SERIES: Series[] = [{ key: 'busy', label: 'io workers busy', color: 'var(--series-3)' }];
 const BACKLOG_SERIES: Series[] = [
@@ -98,6 +99,7 @@ export interface WorkerPanelProps {
 }
 
 export function WorkerPanel({ frames, summary, domain, bucketMs, target }: WorkerPanelProps): ReactNode {
+  const windowText = useWindowText();
   const rows: BucketRow[] = useMemo(
     () =>
       bucketize(frames, {
@@ -149,10 +151,10 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
           </div>
           <div className="figures">
             <Figure
-              label="busy, 60 s"
+              label={`busy, ${windowText.short}`}
               value={formatPercent(summary.workerBusyFraction)}
               testId="worker-busy-fraction"
-              explain={`Share of (io worker × sample) pairs in which the worker was not idle in IoWorkerMain, over the last 60 s at ${rate} Hz.`}
+              explain={`Share of (io worker × sample) pairs in which the worker was not idle in IoWorkerMain, over ${windowText.long} at ${rate} Hz.`}
             />
             <Figure
               label="busy now"
@@ -161,7 +163,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
             />
           </div>
           <TimeSeriesChart
-            ariaLabel="io worker busy fraction over the last 60 seconds"
+            ariaLabel={`io worker busy fraction over ${windowText.spoken}`}
             rows={rows}
             series={SERIES}
             kind="stackedArea"
@@ -172,7 +174,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
             height={130}
           />
           <TimeSeriesChart
-            ariaLabel="io worker backlog and pool size over the last 60 seconds"
+            ariaLabel={`io worker backlog and pool size over ${windowText.spoken}`}
             rows={rows}
             series={BACKLOG_SERIES}
             kind="line"

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import {
+  bucketMsForRange,
+  describeDuration,
+  formatLocation,
+  parseLocation,
+  readsRawFrames,
+  replayWindow,
+  type ViewLocation,
+} from './timeView.ts';
+
+describe('the view in the URL', () => {
+  it('round-trips a replayed range with a moment and a selected process', () => {
+    const location: ViewLocation = {
+      targetId: 'embedded',
+      pid: 4242,
+      view: { mode: 'range', from: 1_764_000_000_000, to: 1_764_000_060_000, at: 1_764_000_030_000, speed: 0.25 },
+    };
+    expect(parseLocation(formatLocation(location))).toEqual(location);
+  });
+
+  it('leaves the moment out when it is the end of the range, and the whole query for plain live', () => {
+    expect(formatLocation({ targetId: null, pid: null, view: { mode: 'live' } })).toBe('');
+    const search = formatLocation({
+      targetId: 'a',
+      pid: null,
+      view: { mode: 'range', from: 10, to: 20, at: 20, speed: null },
+    });
+    expect(search).toBe('?target=a&from=10&to=20');
+  });
+
+  it('falls back to live on a malformed or inverted range, and drops bad values', () => {
+    expect(parseLocation('?from=20&to=10').view).toEqual({ mode: 'live' });
+    expect(parseLocation('?from=abc&to=10').view).toEqual({ mode: 'live' });
+    expect(parseLocation('?target=Bad%20Id&pid=-3')).toEqual({ targetId: null, pid: null, view: { mode: 'live' } });
+    const view = parseLocation('?from=10&to=20&at=99&speed=3').view;
+    expect(view).toEqual({ mode: 'range', from: 10, to: 20, at: 20, speed: null });
+  });
+});
+
+describe('how a range is drawn', () => {
+  it('reads raw samples up to 15 minutes and roll-ups beyond', () => {
+    expect(readsRawFrames({ mode: 'range', from: 0, to: 15 * 60_000, at: 0, speed: null })).toBe(true);
+    expect(readsRawFrames({ mode: 'range', from: 0, to: 15 * 60_000 + 1, at: 0, speed: null })).toBe(false);
+    expect(readsRawFrames({ mode: 'live' })).toBe(false);
+  });
+
+  it('picks round buckets no finer than a sample', () => {
+    expect(bucketMsForRange(60_000, 50)).toBe(250);
+    expect(bucketMsForRange(15 * 60_000, 50)).toBe(5_000);
+    expect(bucketMsForRange(1_000, 50)).toBe(50);
+    expect(bucketMsForRange(1_000, 10)).toBe(10);
+  });
+
+  it('scales replay buckets with the speed and keeps 120 of them', () => {
+    expect(replayWindow(1, 50)).toEqual({ windowMs: 60_000, bucketMs: 500 });
+    expect(replayWindow(0.1, 50)).toEqual({ windowMs: 6_000, bucketMs: 50 });
+    expect(replayWindow(0.1, 10)).toEqual({ windowMs: 6_000, bucketMs: 50 });
+    expect(replayWindow(4, 50)).toEqual({ windowMs: 240_000, bucketMs: 2_000 });
+  });
+
+  it('says durations in the unit a person reads', () => {
+    expect(describeDuration(90_000)).toBe('90 s');
+    expect(describeDuration(15 * 60_000)).toBe('15 min');
+    expect(describeDuration(6 * 3_600_000)).toBe('6 h');
+  });
+});

@@ -1,0 +1,149 @@
+import { MAX_RAW_RANGE_MS } from '@aioscope/spec';
+
+/**
+ * What the dashboard shows, in time: the live edge, or a past range with a moment in it (the
+ * instant the scan map, processes and "now" figures show), possibly replaying. Kept in the URL so
+ * that a link opens exactly that view.
+ */
+export type TimeView =
+  | { mode: 'live' }
+  | {
+      mode: 'range';
+      from: number;
+      to: number;
+      /** The moment shown by the instant panels; within [from, to]. */
+      at: number;
+      /** Replay speed (1 = real time); null when not replaying. */
+      speed: ReplaySpeed | null;
+    };
+
+export const REPLAY_SPEEDS = [0.1, 0.25, 1, 4, 16] as const;
+export type ReplaySpeed = (typeof REPLAY_SPEEDS)[number];
+
+/** The range buttons: how far back from now each one reaches. */
+export const RANGE_PRESETS = [
+  { label: '1 min', ms: 60_000 },
+  { label: '5 min', ms: 5 * 60_000 },
+  { label: '15 min', ms: 15 * 60_000 },
+  { label: '1 h', ms: 3_600_000 },
+  { label: '6 h', ms: 6 * 3_600_000 },
+  { label: '24 h', ms: 24 * 3_600_000 },
+] as const;
+
+export const LIVE: TimeView = { mode: 'live' };
+
+export interface ViewLocation {
+  targetId: string | null;
+  view: TimeView;
+  /** The selected process. */
+  pid: number | null;
+}
+
+function wholeMs(text: string | null): number | null {
+  if (text === null || !/^\d{1,15}$/.test(text)) return null;
+  return Number(text);
+}
+
+function speedOf(text: string | null): ReplaySpeed | null {
+  const value = Number(text);
+  return (REPLAY_SPEEDS as readonly number[]).includes(value) ? (value as ReplaySpeed) : null;
+}
+
+/**
+ * Reads a location's query. Anything malformed falls back to the live view rather than showing
+ * a broken range: a shared link with a typo still opens the dashboard.
+ */
+export function parseLocation(search: string): ViewLocation {
+  const params = new URLSearchParams(search);
+  const target = params.get('target');
+  const targetId = target !== null && /^[a-z0-9-]{1,64}$/.test(target) ? target : null;
+  const pidValue = wholeMs(params.get('pid'));
+  const pid = pidValue !== null && pidValue > 0 && pidValue < 2 ** 31 ? pidValue : null;
+  const from = wholeMs(params.get('from'));
+  const to = wholeMs(params.get('to'));
+  if (from === null || to === null || from >= to) return { targetId, view: LIVE, pid };
+  const at = wholeMs(params.get('at'));
+  return {
+    targetId,
+    pid,
+    view: {
+      mode: 'range',
+      from,
+      to,
+      at: at !== null && at >= from && at <= to ? at : to,
+      speed: speedOf(params.get('speed')),
+    },
+  };
+}
+
+/** The query string of a location (with its leading "?", or "" for the plain live view). */
+export function formatLocation(location: ViewLocation): string {
+  const params = new URLSearchParams();
+  if (location.targetId !== null) params.set('target', location.targetId);
+  const { view } = location;
+  if (view.mode === 'range') {
+    params.set('from', String(Math.round(view.from)));
+    params.set('to', String(Math.round(view.to)));
+    if (view.at !== view.to) params.set('at', String(Math.round(view.at)));
+    if (view.speed !== null) params.set('speed', String(view.speed));
+  }
+  if (location.pid !== null) params.set('pid', String(location.pid));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** Whether a range is short enough to be read as raw samples (else roll-ups). */
+export function readsRawFrames(view: TimeView): boolean {
+  return view.mode === 'range' && view.to - view.from <= MAX_RAW_RANGE_MS;
+}
+
+/** A range of `ms` ending at `end`, shown at its end. */
+export function rangeEndingAt(end: number, ms: number): TimeView {
+  return { mode: 'range', from: end - ms, to: end, at: end, speed: null };
+}
+
+/** The moment clamped into a range. */
+export function clampAt(view: Extract<TimeView, { mode: 'range' }>, at: number): number {
+  return Math.min(view.to, Math.max(view.from, at));
+}
+
+const NICE_BUCKETS_MS = [10, 20, 50, 100, 200, 250, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000];
+
+/**
+ * Chart bucket for a range: about 240 buckets across it, never finer than one sample, rounded to
+ * a value a caption can say ("mean per 2 s").
+ */
+export function bucketMsForRange(rangeMs: number, sampleIntervalMs: number): number {
+  const wanted = Math.max(sampleIntervalMs, rangeMs / 240);
+  return NICE_BUCKETS_MS.find((ms) => ms >= wanted) ?? Math.ceil(wanted / 60_000) * 60_000;
+}
+
+/**
+ * Replay as it would have looked live: 120 buckets across the window, like the live view, with
+ * buckets scaled by the speed so the page redraws about twice a second whatever the speed (at
+ * 1/10x a 6 s window of 50 ms buckets; at 4x 4 min of 2 s buckets).
+ */
+export function replayWindow(speed: ReplaySpeed, sampleIntervalMs: number): { windowMs: number; bucketMs: number } {
+  const bucketMs = Math.max(sampleIntervalMs, 500 * speed);
+  return { windowMs: bucketMs * 120, bucketMs };
+}
+
+/** Human text of a range for captions: "12:03:10–12:08:10" (same day) or with dates. */
+export function describeRange(from: number, to: number): string {
+  const start = new Date(from);
+  const end = new Date(to);
+  const time = (d: Date): string => d.toLocaleTimeString([], { hour12: false });
+  const sameDay = start.toDateString() === end.toDateString();
+  return sameDay
+    ? `${time(start)}–${time(end)}`
+    : `${start.toLocaleDateString()} ${time(start)} – ${end.toLocaleDateString()} ${time(end)}`;
+}
+
+/** "5 min", "90 s", "2 h 30 min" */
+export function describeDuration(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
+  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.round((ms % 3_600_000) / 60_000);
+  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
+}

@@ -1,0 +1,175 @@
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from 'react';
+import { MAX_RAW_RANGE_MS, type HistoryFrames, type IoStatDelta, type LiveFrame } from '@aioscope/spec';
+import { useHistoryFrames } from '../api/history.ts';
+import type { TimeAxis } from '../charts/timeSeriesLayers.ts';
+import { LiveStore, WINDOW_MS } from '../live/liveStore.ts';
+import { firstAfter, firstAtOrAfter, itemsIn, momentOf } from './momentOf.ts';
+import {
+  bucketMsForRange,
+  clampAt,
+  readsRawFrames,
+  replayWindow,
+  type TimeView,
+  type ViewLocation,
+} from './timeView.ts';
+import type { LocationUpdate } from './useViewLocation.ts';
+
+/** The replay clock's tick, in the browser's time: four moves a second, each `speed` × 250 ms of the recording. */
+const REPLAY_TICK_MS = 250;
+
+export type RangeView = Extract<TimeView, { mode: 'range' }>;
+
+/** What the panels draw for a past range with every sample (15 minutes or less). */
+export interface PastView {
+  view: RangeView;
+  /** The store the panels read: the moment's frames, scan map and processes (LiveStore.showMoment). */
+  store: LiveStore;
+  frames: readonly LiveFrame[];
+  deltas: readonly IoStatDelta[];
+  domain: [number, number];
+  bucketMs: number;
+  axis: TimeAxis;
+}
+
+export interface TimeTravel {
+  view: TimeView;
+  /** The moment of a range (its end unless moved); the live edge has none. */
+  at: number | null;
+  playing: boolean;
+  /** Set when a range is shown with every sample and its data arrived. */
+  past: PastView | null;
+  pastLoading: boolean;
+  pastError: string | null;
+  setView: (view: TimeView) => void;
+  setMoment: (at: number) => void;
+  setPlaying: (playing: boolean) => void;
+  step: (direction: -1 | 1) => void;
+  /** Freezes what the live view shows now: its last minute becomes the range on screen. */
+  pause: (live: LiveStore, domainEnd: number) => void;
+}
+
+/** The live store's window, held still: a pause needs no round trip and works with recording off. */
+function frozenCopy(live: LiveStore, from: number, to: number): HistoryFrames {
+  return {
+    targetId: '',
+    from,
+    to,
+    frames: itemsIn(live.frames, from, to),
+    ioDeltas: itemsIn(live.deltas, from, to),
+    processes: [{ t: to, processes: live.processes }],
+    scansBefore: null,
+    processesBefore: null,
+  };
+}
+
+/**
+ * The dashboard's place in time: live, or a past range read from the history API, with a moment
+ * and an optional replay that moves the moment at a speed. The URL follows (useViewLocation).
+ */
+export function useTimeTravel(
+  location: ViewLocation,
+  setLocation: LocationUpdate,
+  targetId: string | null,
+  sampleRateHz: number,
+): TimeTravel {
+  const { view } = location;
+  const [playing, setPlayingState] = useState(false);
+  const [frozen, setFrozen] = useState<HistoryFrames | null>(null);
+  const store = useMemo(() => new LiveStore(), []);
+  const range = view.mode === 'range' ? view : null;
+  const useFrozen = range !== null && frozen !== null && frozen.from === range.from && frozen.to === range.to;
+  const rawRange = range !== null && readsRawFrames(range) && !useFrozen ? { from: range.from, to: range.to } : null;
+  const query = useHistoryFrames(targetId, rawRange);
+  const fetched =
+    query.data !== undefined && rawRange !== null && query.data.from === rawRange.from ? query.data : null;
+  const data = useFrozen ? frozen : fetched;
+
+  const setView = useCallback(
+    (next: TimeView) => {
+      if (next.mode === 'live' || next.speed === null) setPlayingState(false);
+      setLocation({ ...location, view: next });
+    },
+    [location, setLocation],
+  );
+  const setMoment = useCallback(
+    (at: number) => {
+      if (location.view.mode !== 'range') return;
+      setLocation({ ...location, view: { ...location.view, at: clampAt(location.view, at) } }, 'replace');
+    },
+    [location, setLocation],
+  );
+  const setPlaying = useCallback((next: boolean) => setPlayingState(next), []);
+  const step = useCallback(
+    (direction: -1 | 1) => {
+      if (range === null || data === null) return;
+      setPlayingState(false);
+      const frames = data.frames;
+      const index = direction > 0 ? firstAfter(frames, range.at) : firstAtOrAfter(frames, range.at) - 1;
+      const frame = frames[index];
+      if (frame !== undefined) setMoment(frame.t);
+    },
+    [range, data, setMoment],
+  );
+  const pause = useCallback(
+    (live: LiveStore, domainEnd: number) => {
+      const from = domainEnd - WINDOW_MS;
+      setFrozen(frozenCopy(live, from, domainEnd));
+      setPlayingState(false);
+      setLocation({ ...location, view: { mode: 'range', from, to: domainEnd, at: domainEnd, speed: null } });
+    },
+    [location, setLocation],
+  );
+
+  // The replay clock: moves the moment on while playing, stops at the range's end.
+  useEffect(() => {
+    if (!playing || range === null || range.speed === null) return undefined;
+    const timer = window.setInterval(() => {
+      const next = range.at + REPLAY_TICK_MS * (range.speed ?? 1);
+      if (next >= range.to) setPlayingState(false);
+      setMoment(Math.min(next, range.to));
+    }, REPLAY_TICK_MS);
+    return () => window.clearInterval(timer);
+  }, [playing, range, setMoment]);
+
+  const sampleIntervalMs = 1000 / (sampleRateHz || 20);
+  const past = useMemo((): PastView | null => {
+    if (range === null || data === null || range.to - range.from > MAX_RAW_RANGE_MS) return null;
+    if (range.speed !== null) {
+      // A replay looks like the live view did at that moment: a window ending at the playhead.
+      const { windowMs, bucketMs } = replayWindow(range.speed, sampleIntervalMs);
+      const domain: [number, number] = [range.at - windowMs, range.at];
+      const frames = data.frames.slice(firstAtOrAfter(data.frames, domain[0]), firstAfter(data.frames, range.at));
+      const deltas = data.ioDeltas.slice(firstAtOrAfter(data.ioDeltas, domain[0]), firstAfter(data.ioDeltas, range.at));
+      return { view: range, store, frames, deltas, domain, bucketMs, axis: 'replay' };
+    }
+    return {
+      view: range,
+      store,
+      frames: itemsIn(data.frames, range.from, range.to),
+      deltas: itemsIn(data.ioDeltas, range.from, range.to),
+      domain: [range.from, range.to],
+      bucketMs: bucketMsForRange(range.to - range.from, sampleIntervalMs),
+      axis: 'clock',
+    };
+  }, [range, data, store, sampleIntervalMs]);
+
+  // The instant panels (scan map, processes, "now" figures, per-sample strip) show the moment.
+  useLayoutEffect(() => {
+    if (range === null || data === null) return;
+    store.showMoment(momentOf(data, range.at - WINDOW_MS, range.at), range.at);
+  }, [store, range, data]);
+
+  return {
+    view,
+    at: range?.at ?? null,
+    playing,
+    past,
+    pastLoading: rawRange !== null && query.isFetching && fetched === null,
+    pastError: rawRange !== null && query.error !== null ? query.error.message : null,
+    setView,
+    setMoment,
+    setPlaying,
+    step,
+    pause,
+  };
+}
