@@ -9,6 +9,8 @@
  *   npm run bench -- --rounds 2          # twice the interleaved rounds of the default
  *   npm run bench -- --only profile      # the diagnostic CPU profile of the dashboard alone (unminified build)
  *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
+ *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
+ *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
  *
  * stdout is a Markdown table (one row per measurement and condition); progress goes to stderr.
  * Each measurement writes bench/results/<name>.json; the run writes bench/results/summary.json.
@@ -30,9 +32,12 @@ import {
 } from './lib/common.ts';
 import { runFanout } from './lib/fanout.ts';
 import { runLatency } from './lib/latency.ts';
+import { runMetricsScrape } from './lib/metricsScrape.ts';
 import { acquireBenchLock } from './lib/lock.ts';
 import { runObserver } from './lib/observer.ts';
 import { runProfile } from './lib/profile.ts';
+import { runRecord } from './lib/record.ts';
+import { runRecordingOpen } from './lib/recordingOpen.ts';
 import { machineInfo } from './lib/proc.ts';
 import { runSampler } from './lib/sampler.ts';
 import { runServerProfile } from './lib/serverProfile.ts';
@@ -46,7 +51,10 @@ const MEASUREMENTS = [
   'fanout',
   'browser',
   'profile',
+  'metrics',
   'soak',
+  'recording-open',
+  'record',
 ] as const;
 type MeasurementName = (typeof MEASUREMENTS)[number];
 const DEFAULT_SET: MeasurementName[] = [
@@ -57,6 +65,9 @@ const DEFAULT_SET: MeasurementName[] = [
   'fanout',
   'browser',
   'profile',
+  'metrics',
+  'recording-open',
+  'record',
 ];
 /** The default rate of `npm start`, at which latency, fan-out and browser cost are measured. */
 const DASHBOARD_RATE_HZ = 20;
@@ -215,6 +226,15 @@ async function main(): Promise<number> {
             break;
           case 'profile':
             print(await runProfile(options, await sharedApp(), cleanups));
+            break;
+          case 'metrics':
+            print(await runMetricsScrape(options, await sharedApp()));
+            break;
+          case 'recording-open':
+            print(await runRecordingOpen(options));
+            break;
+          case 'record':
+            print(await runRecord(options, cleanups));
             break;
           case 'soak':
             await closeShared(); // the soak's own aioscope at 100 Hz uses the same cluster

@@ -11,6 +11,7 @@ import { registerAccessControl } from './plugins/access.ts';
 import type { HistoryCatalog } from './history/historyReader.ts';
 import { OpenedRecordings } from './history/memoryHistoryCatalog.ts';
 import type { LabService } from './lab/labService.ts';
+import { registerMetricsRoute } from './metrics/metricsRoute.ts';
 import { registerHistoryExportRoutes } from './routes/historyExport.ts';
 import { registerRecordingRoutes } from './routes/historyRecordings.ts';
 import { registerHistoryRoutes } from './routes/historyRoutes.ts';
@@ -79,6 +80,7 @@ export const aioscopeApp = fp<AppOptions>(
       ...(options.history === undefined ? {} : { history: options.history }),
     };
     registerTargetRoutes(app, options.monitors, recordings);
+    registerMetricsRoute(app, options.monitors);
     registerHistoryRoutes(app, historySources);
     registerHistoryExportRoutes(app, historySources);
     await registerRecordingRoutes(app, recordings);

@@ -1,0 +1,43 @@
+import type { AuditReport } from '@aioscope/spec';
+
+/**
+ * The audit reads pg_settings, pg_tablespace and pg_config on the target (four queries on the
+ * inspector's session), and settings change rarely: a scrape every few seconds must not cost the
+ * target four queries each time.
+ */
+export const AUDIT_REFRESH_MS = 30_000;
+
+/**
+ * A target's settings audit as /metrics reports it: the newest report, refreshed in the
+ * background at most every AUDIT_REFRESH_MS, so a scrape never waits on the target's queries. A
+ * failed refresh keeps the previous report (its checked-at time says how old it is).
+ */
+export class AuditCache {
+  private report: AuditReport | null = null;
+  private lastAttempt = Number.NEGATIVE_INFINITY;
+  private pending: Promise<void> | null = null;
+
+  constructor(
+    private readonly read: () => Promise<AuditReport>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The newest report, or null before the first one; starts a refresh when one is due and allowed. */
+  current(mayRefresh: boolean): AuditReport | null {
+    if (mayRefresh && this.pending === null && this.now() - this.lastAttempt >= AUDIT_REFRESH_MS) {
+      this.lastAttempt = this.now();
+      this.pending = this.read()
+        .then(
+          (report) => void (this.report = report),
+          () => undefined,
+        )
+        .finally(() => (this.pending = null));
+    }
+    return this.report;
+  }
+
+  /** Resolves when no refresh is running (tests and shutdown). */
+  async settled(): Promise<void> {
+    await this.pending;
+  }
+}
