@@ -45,6 +45,11 @@ describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
       await scanner.query('SET max_parallel_workers_per_gather = 0');
       await sleep(1_500); // connected, settings read, a first pg_stat_io baseline taken
       expect(monitor.currentStatus().state).toBe('live');
+      // The postmaster's start time, by which a restart on the same version is recognised.
+      const { rows } = await setup.query<{ ms: number }>(
+        'SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000)::float8 AS ms',
+      );
+      expect(monitor.summary().server?.startedAt).toBe(rows[0]?.ms);
 
       const residency = await makeDemoTableCold(setup, table);
       expect(residency).toBe(0);

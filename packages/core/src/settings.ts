@@ -20,6 +20,8 @@ export interface ServerInfoQueryRow {
   can_read_pg_aios: boolean;
   stat_io_has_bytes: boolean;
   can_see_all_activity: boolean;
+  /** pg_postmaster_start_time() in epoch ms; absent in fixtures recorded before it was read. */
+  started_at_ms?: number | null;
 }
 
 const SIZE_UNITS: Record<string, number> = { B: 1, kB: 1024, MB: 1024 ** 2, GB: 1024 ** 3, TB: 1024 ** 4 };
@@ -62,6 +64,7 @@ export function parseServerInfo(info: ServerInfoQueryRow, settingRows: readonly 
     ioCombineLimitBytes: byName.get('io_combine_limit')?.value ?? null,
     ioMaxCombineLimitBytes: byName.get('io_max_combine_limit')?.value ?? null,
     blockSize: byName.get('block_size')?.value ?? 8192,
+    startedAt: info.started_at_ms === undefined || info.started_at_ms === null ? null : Number(info.started_at_ms),
     settings,
   };
 }

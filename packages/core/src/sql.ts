@@ -112,7 +112,8 @@ export const SERVER_INFO_SQL = `${QUERY_TAG} SELECT current_setting('server_vers
   to_regprocedure('pg_get_aios()') IS NOT NULL AS has_pg_aios,
   coalesce(has_function_privilege(to_regprocedure('pg_get_aios()'), 'EXECUTE'), false) AS can_read_pg_aios,
   EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = 'pg_catalog.pg_stat_io'::regclass AND attname = 'read_bytes') AS stat_io_has_bytes,
-  pg_has_role('pg_read_all_stats', 'USAGE') AS can_see_all_activity`;
+  pg_has_role('pg_read_all_stats', 'USAGE') AS can_see_all_activity,
+  (extract(epoch FROM pg_postmaster_start_time()) * 1000)::float8 AS started_at_ms`;
 
 /** Everything the settings audit reads about settings, with where each value came from. */
 export const AUDIT_SETTINGS_SQL = `${QUERY_TAG} SELECT name, setting, unit, source, sourcefile, sourceline, boot_val, reset_val

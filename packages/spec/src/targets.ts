@@ -39,6 +39,11 @@ export const serverInfoSchema = z.object({
   ioCombineLimitBytes: z.number().nullable(),
   ioMaxCombineLimitBytes: z.number().nullable(),
   blockSize: z.number(),
+  /**
+   * When the server (postmaster) started, epoch ms: a change means it restarted, even on the same
+   * version. null when not read (recordings made before it was).
+   */
+  startedAt: z.number().nullable().default(null),
   settings: z.array(serverSettingSchema),
 });
 export type ServerInfo = z.infer<typeof serverInfoSchema>;

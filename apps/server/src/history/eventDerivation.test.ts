@@ -58,6 +58,20 @@ describe('events derived from server info (recorded servers)', () => {
     expect(run([info(uring, 1), info(uring, 2)])).toEqual([]);
   });
 
+  it('sees a restart on the same version by the postmaster start time', () => {
+    const started = (at: number | null): typeof uring => ({ ...uring, server: { ...uring.server, startedAt: at } });
+    const events = run([info(started(1_000), 1), info(started(1_000), 2), info(started(90_000), 3)]);
+    expect(events).toEqual([
+      {
+        t: 3,
+        kind: 'serverRestarted',
+        message: `server restarted at ${new Date(90_000).toISOString()} (pg_postmaster_start_time)`,
+      },
+    ]);
+    // Not read (an older recording): no restart is claimed.
+    expect(run([info(started(null), 1), info(started(90_000), 2)])).toEqual([]);
+  });
+
   it('reports a new version as a restart and each changed setting in one line', () => {
     const events = run([info(embedded, 1), info(uring, 2)]);
     expect(events.map((event) => event.kind)).toEqual(['serverRestarted', 'settingsChanged']);

@@ -63,6 +63,18 @@ function fromServerInfo(state: WatchedState, server: ServerInfo, capabilities: C
   const before = state.server;
   if (before !== null && before.version !== server.version) {
     events.push({ t: at, kind: 'serverRestarted', message: `server restarted: ${before.version} → ${server.version}` });
+  } else if (
+    before !== null &&
+    before.startedAt !== null &&
+    server.startedAt !== null &&
+    before.startedAt !== server.startedAt
+  ) {
+    // Same version, new postmaster start time: a plain restart (or a crash and recovery).
+    events.push({
+      t: at,
+      kind: 'serverRestarted',
+      message: `server restarted at ${new Date(server.startedAt).toISOString()} (pg_postmaster_start_time)`,
+    });
   }
   if (before !== null) {
     const changes = settingChanges(before, server);
