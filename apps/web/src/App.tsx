@@ -1,12 +1,15 @@
 import { useCallback, useMemo, useRef, useState, type ReactNode } from 'react';
 import type { LiveFrame } from '@aioscope/spec';
 import { useHistoryExtent } from './api/history.ts';
+import { OverviewPage } from './fleet/OverviewPage.tsx';
+import { TargetSwitcher } from './fleet/TargetSwitcher.tsx';
 import { SelectRangeContext, TimeAxisContext } from './charts/TimeSeriesChart.tsx';
 import { HistoryOverview } from './history/HistoryOverview.tsx';
 import { LongRange } from './history/LongRange.tsx';
 import { TimeControls } from './history/TimeControls.tsx';
 import { readsRawFrames } from './history/timeView.ts';
 import './history/history.css';
+import './fleet/fleet.css';
 import { useOpenRecording, useOpenRecordingsOnLive } from './history/useOpenRecording.ts';
 import { useTimeTravel } from './history/useTimeTravel.ts';
 import { useViewLocation } from './history/useViewLocation.ts';
@@ -48,7 +51,12 @@ const NO_FRAMES: LiveFrame[] = [];
 export function App(): ReactNode {
   const targets = useTargets();
   const [location, setLocation] = useViewLocation();
-  const target = targets.data?.find((candidate) => candidate.id === location.targetId) ?? targets.data?.[0];
+  // Several servers: the overview is the landing page, each server has its own page (/t/:id).
+  const servers = (targets.data ?? []).filter((candidate) => candidate.kind !== 'recording');
+  const showOverview = servers.length > 1 && location.targetId === null;
+  const target = showOverview
+    ? undefined
+    : (targets.data?.find((candidate) => candidate.id === location.targetId) ?? targets.data?.[0]);
   const targetId = target?.id ?? null;
   // A recording file has no live edge: its page opens on the recorded range.
   const hasLive = target !== undefined && target.kind !== 'recording';
@@ -115,6 +123,30 @@ export function App(): ReactNode {
     [],
   );
 
+  const openTarget = (id: string | null): void => setLocation({ targetId: id, view: { mode: 'live' }, pid: null });
+  if (showOverview) {
+    return (
+      <ThemeContext.Provider value={theme}>
+        <div className="app">
+          <a className="skip-link" href="#live">
+            Skip to the servers
+          </a>
+          <header className="app-header">
+            <div className="title-row">
+              <h1>
+                aioscope <span className="subtitle">live PostgreSQL asynchronous I/O</span>
+              </h1>
+              <button type="button" className="theme-toggle" onClick={toggleTheme}>
+                {theme === 'dark' ? 'light theme' : 'dark theme'}
+              </button>
+            </div>
+          </header>
+          <OverviewPage onOpen={openTarget} />
+        </div>
+      </ThemeContext.Provider>
+    );
+  }
+
   return (
     <ThemeContext.Provider value={theme}>
       <TimeAxisContext.Provider value={past?.axis ?? (live ? 'relative' : 'clock')}>
@@ -128,6 +160,9 @@ export function App(): ReactNode {
               <Header target={target} store={liveStore} now={browserNow} theme={theme} onToggleTheme={toggleTheme} />
               {targets.error ? (
                 <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
+              ) : null}
+              {servers.length > 1 || target?.kind === 'recording' ? (
+                <TargetSwitcher targets={targets.data ?? []} current={targetId} onOpen={openTarget} />
               ) : null}
               <Banner target={target} />
               <LabActivityBanner />

@@ -6,3 +6,4 @@ export * from './audit.ts';
 export * from './api.ts';
 export * from './lab.ts';
 export * from './history.ts';
+export * from './fleet.ts';

@@ -33,7 +33,7 @@ export interface TimeSeriesView {
   references: readonly ReferenceMark[];
   hoverOnly: readonly HoverValue[];
   onSelectRange: ((fromMs: number, toMs: number) => void) | undefined;
-  /** 'relative': "-60 s … now" (live); 'replay': "-60 s … moment"; 'clock': times of day (a past range). */
+  /** 'relative': "-60 s … now" (live); 'replay': "-60 s … then" (the moment replayed); 'clock': times of day (a past range). */
   xAxis: TimeAxis;
 }
 
@@ -101,7 +101,7 @@ export function timeSeriesLayers(
               ),
         values: (_u, splits) =>
           view().xAxis !== 'clock'
-            ? splits.map((t) => formatRelativeSeconds(t, 0, view().xAxis === 'replay' ? 'moment' : 'now'))
+            ? splits.map((t) => formatRelativeSeconds(t, 0, view().xAxis === 'replay' ? 'then' : 'now'))
             : formatClockTicks(splits.map((t) => t + view().domain[1])),
       },
       yAxis(palette, look.yLabel, {

@@ -16,17 +16,21 @@ describe('the view in the URL', () => {
       pid: 4242,
       view: { mode: 'range', from: 1_764_000_000_000, to: 1_764_000_060_000, at: 1_764_000_030_000, speed: 0.25 },
     };
-    expect(parseLocation(formatLocation(location))).toEqual(location);
+    const url = new URL(formatLocation(location), 'http://aioscope');
+    expect(url.pathname).toBe('/t/embedded');
+    expect(parseLocation(url.search, url.pathname)).toEqual(location);
   });
 
   it('leaves the moment out when it is the end of the range, and the whole query for plain live', () => {
-    expect(formatLocation({ targetId: null, pid: null, view: { mode: 'live' } })).toBe('');
+    expect(formatLocation({ targetId: null, pid: null, view: { mode: 'live' } })).toBe('/');
     const search = formatLocation({
       targetId: 'a',
       pid: null,
       view: { mode: 'range', from: 10, to: 20, at: 20, speed: null },
     });
-    expect(search).toBe('?target=a&from=10&to=20');
+    expect(search).toBe('/t/a?from=10&to=20');
+    // Links made before servers had their own paths still open their server.
+    expect(parseLocation('?target=a&from=10&to=20').targetId).toBe('a');
   });
 
   it('falls back to live on a malformed or inverted range, and drops bad values', () => {

@@ -33,6 +33,7 @@ export const RANGE_PRESETS = [
 export const LIVE: TimeView = { mode: 'live' };
 
 export interface ViewLocation {
+  /** The server shown (its page is /t/:id); null: the overview, or the only server. */
   targetId: string | null;
   view: TimeView;
   /** The selected process. */
@@ -49,13 +50,16 @@ function speedOf(text: string | null): ReplaySpeed | null {
   return (REPLAY_SPEEDS as readonly number[]).includes(value) ? (value as ReplaySpeed) : null;
 }
 
+const TARGET_PATH = /^\/t\/([a-z0-9-]{1,64})\/?$/;
+
 /**
- * Reads a location's query. Anything malformed falls back to the live view rather than showing
- * a broken range: a shared link with a typo still opens the dashboard.
+ * Reads a location: the server from its path (/t/:id; a `target` query is read too), the time
+ * from the query. Anything malformed falls back to the live view rather than showing a broken
+ * range: a shared link with a typo still opens the dashboard.
  */
-export function parseLocation(search: string): ViewLocation {
+export function parseLocation(search: string, pathname = '/'): ViewLocation {
   const params = new URLSearchParams(search);
-  const target = params.get('target');
+  const target = TARGET_PATH.exec(pathname)?.[1] ?? params.get('target');
   const targetId = target !== null && /^[a-z0-9-]{1,64}$/.test(target) ? target : null;
   const pidValue = wholeMs(params.get('pid'));
   const pid = pidValue !== null && pidValue > 0 && pidValue < 2 ** 31 ? pidValue : null;
@@ -76,10 +80,10 @@ export function parseLocation(search: string): ViewLocation {
   };
 }
 
-/** The query string of a location (with its leading "?", or "" for the plain live view). */
+/** The path and query of a location: /t/:id?from=…, or / for the overview. */
 export function formatLocation(location: ViewLocation): string {
   const params = new URLSearchParams();
-  if (location.targetId !== null) params.set('target', location.targetId);
+  const path = location.targetId === null ? '/' : `/t/${location.targetId}`;
   const { view } = location;
   if (view.mode === 'range') {
     params.set('from', String(Math.round(view.from)));
@@ -89,7 +93,7 @@ export function formatLocation(location: ViewLocation): string {
   }
   if (location.pid !== null) params.set('pid', String(location.pid));
   const text = params.toString();
-  return text === '' ? '' : `?${text}`;
+  return text === '' ? path : `${path}?${text}`;
 }
 
 /** Whether a range is short enough to be read as raw samples (else roll-ups). */

@@ -9,14 +9,16 @@ export type LocationUpdate = (next: ViewLocation, how?: 'push' | 'replace') => v
  * (replay, scrubbing) replaces the entry instead of flooding the history.
  */
 export function useViewLocation(): [ViewLocation, LocationUpdate] {
-  const [location, setLocation] = useState<ViewLocation>(() => parseLocation(window.location.search));
+  const [location, setLocation] = useState<ViewLocation>(() =>
+    parseLocation(window.location.search, window.location.pathname),
+  );
   useEffect(() => {
-    const onPop = (): void => setLocation(parseLocation(window.location.search));
+    const onPop = (): void => setLocation(parseLocation(window.location.search, window.location.pathname));
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
   const update = useCallback<LocationUpdate>((next, how = 'push') => {
-    const url = `${window.location.pathname}${formatLocation(next)}${window.location.hash}`;
+    const url = `${formatLocation(next)}${window.location.hash}`;
     if (how === 'push') window.history.pushState(null, '', url);
     else window.history.replaceState(null, '', url);
     setLocation(next);

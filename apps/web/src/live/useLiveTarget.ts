@@ -15,7 +15,10 @@ const SERVER_DISCONNECT_RETRY_MS = 250;
 
 /** Connects to the live stream of one target and returns its store. */
 export function useLiveTarget(targetId: string | null): LiveStore {
-  const store = useMemo(() => new LiveStore(), []);
+  // A store per server: switching servers must not draw one server's samples under the other's name.
+  // targetId is not read inside: it is the key that makes a new store for each server.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const store = useMemo(() => new LiveStore(), [targetId]);
   useEffect(() => {
     if (targetId === null) return undefined;
     const socket: LiveSocket = io({ path: '/socket.io', transports: ['websocket'], ...RECONNECT });

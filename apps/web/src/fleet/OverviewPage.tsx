@@ -1,0 +1,229 @@
+import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/spec';
+import { useOverview } from '../api/overview.ts';
+import { formatBytes, formatNumber, formatPercent } from '../format.ts';
+import { busyShareOf, bytesPerRead } from '../history/rollupRows.ts';
+import { Explain } from '../panels/Panel.tsx';
+import { matchesLabelFilter, newestValue, sparklinePath } from './sparkline.ts';
+
+const SPARK_WIDTH = 120;
+const SPARK_HEIGHT = 28;
+
+const readsMax = (point: RollupPoint): number | null => (point.inflightKnown ? point.readsInFlight.max : null);
+const liveBytesPerRead = (point: RollupPoint): number | null => bytesPerRead(point.newReadBytes, point.newReads);
+
+function Sparkline({
+  row,
+  value,
+  top,
+  reference,
+  label,
+  format,
+}: {
+  row: OverviewRow;
+  value: (point: RollupPoint) => number | null;
+  top: number;
+  reference?: number | null;
+  label: string;
+  format: (value: number | null) => string;
+}): ReactNode {
+  const { points, stepMs } = row.sparkline;
+  const to = (points.at(-1)?.t ?? Date.now()) + stepMs;
+  const from = to - OVERVIEW_MINUTES * 60_000;
+  const newest = newestValue(points, value);
+  const path = sparklinePath(points, value, { from, to, stepMs, top, width: SPARK_WIDTH, height: SPARK_HEIGHT });
+  const refY = reference ? SPARK_HEIGHT - (Math.min(reference, top) / top) * (SPARK_HEIGHT - 2) - 1 : null;
+  return (
+    <div className="spark">
+      <svg
+        width={SPARK_WIDTH}
+        height={SPARK_HEIGHT}
+        viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
+        role="img"
+        aria-label={`${label} over the last ${OVERVIEW_MINUTES} minutes; newest ${format(newest)}`}
+      >
+        {refY !== null ? <line className="spark-reference" x1={0} x2={SPARK_WIDTH} y1={refY} y2={refY} /> : null}
+        <path className="spark-line" d={path} />
+      </svg>
+      <span className="spark-value">{format(newest)}</span>
+    </div>
+  );
+}
+
+function statusText(row: OverviewRow): { label: string; tone: string } {
+  const { target } = row;
+  if (target.kind === 'recording') return { label: 'recording file', tone: 'muted' };
+  switch (target.status.state) {
+    case 'live':
+      return { label: 'live', tone: 'good' };
+    case 'connecting':
+      return { label: 'connecting', tone: 'warn' };
+    case 'reconnecting':
+      return { label: 'reconnecting', tone: 'warn' };
+    default:
+      return { label: 'refused', tone: 'bad' };
+  }
+}
+
+function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: string) => void }): ReactNode {
+  const { target } = row;
+  const status = statusText(row);
+  const combineLimit = target.server?.ioCombineLimitBytes ?? 131_072;
+  const open = (event: MouseEvent): void => {
+    if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    onOpen(target.id);
+  };
+  return (
+    <tr data-testid={`overview-row-${target.id}`} className={row.attention.score > 0 ? 'needs-attention' : ''}>
+      <td>
+        <a href={`/t/${target.id}`} onClick={open} className="overview-name">
+          {target.name}
+        </a>
+        <div className="labels">
+          {Object.entries(row.labels).map(([key, value]) => (
+            <span key={key} className="label-chip">
+              {key}={value}
+            </span>
+          ))}
+        </div>
+      </td>
+      <td>
+        <span className={`badge badge-${status.tone}`}>{status.label}</span>
+        {target.status.message !== null && status.label !== 'live' ? (
+          <div className="overview-why">{target.status.message}</div>
+        ) : null}
+      </td>
+      <td>
+        {target.server === null ? '–' : `PostgreSQL ${target.server.version}`}
+        <div className="muted">{target.server?.ioMethod ?? ''}</div>
+      </td>
+      <td>
+        <Sparkline
+          row={row}
+          value={readsMax}
+          top={Math.max(4, ...row.sparkline.points.map((p) => p.readsInFlight.max))}
+          label="peak reads in flight per second"
+          format={(v) => formatNumber(v, 0)}
+        />
+      </td>
+      <td>
+        <Sparkline
+          row={row}
+          value={liveBytesPerRead}
+          top={combineLimit}
+          reference={combineLimit}
+          label={`bytes per read against io_combine_limit ${formatBytes(combineLimit)}`}
+          format={(v) => formatBytes(v, 0)}
+        />
+      </td>
+      <td>
+        <Sparkline
+          row={row}
+          value={busyShareOf}
+          top={1}
+          label="io worker busy share"
+          format={(v) => formatPercent(v)}
+        />
+      </td>
+      <td data-testid="overview-attention">
+        {row.attention.reasons.length === 0 ? (
+          <span className="muted">nothing</span>
+        ) : (
+          <ul className="attention">
+            {row.attention.reasons.map((reason) => (
+              <li key={reason.kind}>{reason.message}</li>
+            ))}
+          </ul>
+        )}
+        {row.auditWarnings !== null && row.auditWarnings > 0 ? (
+          <div className="status-warn">{row.auditWarnings} audit warnings</div>
+        ) : null}
+      </td>
+      <td className="numeric">
+        {formatNumber(row.sampling.achievedHz, 0)} Hz
+        <div className="muted">
+          {row.sampling.requested === 'auto' ? 'auto' : `asked ${row.sampling.requested} Hz`}
+          {row.sampling.dbCostShare !== null ? ` · ${formatPercent(row.sampling.dbCostShare)} of a core` : ''}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+/**
+ * The landing page when aioscope watches several servers: one row each, worst first ("needs
+ * attention": refused, disconnected, stale, saturated io workers, reads not combining, a failed
+ * audit rule), sparklines of the last minutes, a filter on names and labels.
+ */
+export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): ReactNode {
+  const overview = useOverview(true);
+  const [filter, setFilter] = useState('');
+  const rows = useMemo(
+    () =>
+      (overview.data?.rows ?? [])
+        .filter((row) => matchesLabelFilter(row.labels, row.target.name, filter))
+        .sort((a, b) => b.attention.score - a.attention.score || a.target.name.localeCompare(b.target.name)),
+    [overview.data, filter],
+  );
+  const file = overview.data?.targetsFile ?? null;
+  return (
+    <main className="overview-page" id="live" tabIndex={-1} data-testid="overview-page">
+      <div className="overview-toolbar">
+        <h2>
+          Servers{' '}
+          <Explain label="the overview">
+            Every server aioscope watches, the one that needs attention first. Sparklines: the last {OVERVIEW_MINUTES}{' '}
+            minutes in 1 s steps (peak reads in flight from pg_aios, bytes per read of new reads against
+            io_combine_limit, io worker busy share from pg_stat_activity), each at its server&apos;s sample rate.
+          </Explain>
+        </h2>
+        <label className="overview-filter">
+          filter{' '}
+          <input
+            type="search"
+            value={filter}
+            placeholder="name or label, e.g. env=prod"
+            onChange={(event) => setFilter(event.target.value)}
+            data-testid="overview-filter"
+          />
+        </label>
+        {file !== null ? (
+          <span className="muted">
+            targets file {file.path}, read {new Date(file.loadedAt).toLocaleTimeString()}
+          </span>
+        ) : null}
+      </div>
+      {file?.rejected ? (
+        <div className="status-detail status-bad" role="alert" data-testid="targets-file-rejected">
+          The changed targets file was not loaded (the servers below keep running): {file.rejected}
+        </div>
+      ) : null}
+      {overview.error ? (
+        <div className="status-detail status-bad">Cannot load the overview: {overview.error.message}</div>
+      ) : null}
+      <div className="table-scroll">
+        <table className="overview-table">
+          <thead>
+            <tr>
+              <th scope="col">server</th>
+              <th scope="col">status</th>
+              <th scope="col">version</th>
+              <th scope="col">reads in flight</th>
+              <th scope="col">bytes per read</th>
+              <th scope="col">io workers busy</th>
+              <th scope="col">needs attention</th>
+              <th scope="col">sampling</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <OverviewTableRow key={row.target.id} row={row} onOpen={onOpen} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {rows.length === 0 && overview.data !== undefined ? <p className="muted">No server matches “{filter}”.</p> : null}
+    </main>
+  );
+}
