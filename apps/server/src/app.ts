@@ -16,7 +16,9 @@ import { registerHistoryExportRoutes } from './routes/historyExport.ts';
 import { registerRecordingRoutes } from './routes/historyRecordings.ts';
 import { registerHistoryRoutes } from './routes/historyRoutes.ts';
 import { registerLabRoutes } from './routes/lab.ts';
+import { registerOverviewRoute } from './routes/overview.ts';
 import { registerTargetRoutes } from './routes/targets.ts';
+import type { FleetInfo } from './plugins/monitorsPlugin.ts';
 import type { TargetMonitor } from './sampler/targetMonitor.ts';
 
 export interface AppOptions {
@@ -34,6 +36,8 @@ export interface AppOptions {
    * app keeps its own, so a running aioscope opens dropped files too.
    */
   recordings?: OpenedRecordings;
+  /** Targets added and removed at run time, labels and the targets file (fleet.ts); absent in tests. */
+  fleet?: FleetInfo;
   /** Live transport limits (tests only). */
   live?: Pick<LiveHubOptions, 'maxJoinsPerWindow'>;
 }
@@ -81,11 +85,19 @@ export const aioscopeApp = fp<AppOptions>(
     };
     registerTargetRoutes(app, options.monitors, recordings);
     registerMetricsRoute(app, options.monitors);
+    registerOverviewRoute(app, {
+      monitors: options.monitors,
+      ...(options.fleet === undefined
+        ? {}
+        : { changes: options.fleet.changes, view: options.fleet.view, targetsFile: options.fleet.targetsFile }),
+    });
     registerHistoryRoutes(app, historySources);
     registerHistoryExportRoutes(app, historySources);
     await registerRecordingRoutes(app, recordings);
-    if (options.lab !== undefined) registerLabRoutes(app, options.lab);
-    else app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
+    if (options.lab !== undefined) {
+      registerLabRoutes(app, options.lab);
+    } else
+      app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
 
     const indexHtml = path.join(options.webRoot, 'index.html');
     if (existsSync(indexHtml)) {
@@ -104,6 +116,7 @@ export const aioscopeApp = fp<AppOptions>(
 
     await app.register(liveHubPlugin, {
       monitors: options.monitors,
+      ...(options.fleet === undefined ? {} : { changes: options.fleet.changes }),
       notLive: (targetId) =>
         recordings.summary(targetId) === undefined
           ? undefined

@@ -33,6 +33,8 @@ async function main(): Promise<number | null> {
     {
       delay: SHUTDOWN_GRACE_MS,
       logger: { error: (message: unknown) => console.error(`aioscope: ${String(message)}`) },
+      // With a targets file, SIGHUP re-reads it (as a daemon's configuration) instead of stopping.
+      ...(result.config.target.kind === 'file' ? { skip: ['SIGHUP' as const] } : {}),
     },
     async ({ signal, err }) => {
       if (err !== undefined) console.error(`aioscope: fatal: ${err.stack ?? err.message}`);

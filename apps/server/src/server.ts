@@ -61,12 +61,18 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
       },
     });
     await app.register(demoPlugin, { enabled: config.demoWorkload, tableMb: config.demoTableMb, log });
-    await app.register(monitorsPlugin, { sampleRateHz: config.sampleRateHz });
+    await app.register(monitorsPlugin, {
+      sampleRate: config.sampleRateHz,
+      budgetShare: config.rateBudgetPercent / 100,
+      targetsFile: config.target.kind === 'file' ? config.target.path : null,
+      log,
+    });
     await app.register(labPlugin, { dataDir: config.dataDir, allowExternal: config.allowLab, log });
     await app.register(historyPlugin, { dataDir: config.dataDir, record: config.record, log });
     await app.register(async (instance) => {
       await instance.register(aioscopeApp, {
         monitors: instance.monitors,
+        fleet: instance.fleet,
         lab: instance.lab,
         history: instance.history,
         webRoot: WEB_ROOT,

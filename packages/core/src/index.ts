@@ -22,3 +22,5 @@ export * from './labPolicy.ts';
 export * from './labForm.ts';
 export * from './demoSql.ts';
 export * from './rollups.ts';
+export * from './rateBudget.ts';
+export * from './fleetAttention.ts';

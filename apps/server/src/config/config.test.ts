@@ -104,4 +104,29 @@ describe('parseConfig', () => {
     expect(message).toContain(expected);
     expect(message).not.toContain('\n');
   });
+
+  it('watches several servers given with --db repeated, or a targets file', () => {
+    expect(ok(['--db', 'postgres://a@db1/x', '--db', 'postgres://a@db2/x']).target).toEqual({
+      kind: 'urls',
+      connectionStrings: ['postgres://a@db1/x', 'postgres://a@db2/x'],
+    });
+    expect(ok(['--targets', 'fleet.yml'], { PGHOST: 'db1' }).target).toEqual({ kind: 'file', path: 'fleet.yml' });
+  });
+
+  it.each([
+    [['--db', 'postgres://a@db1/x', '--db', 'mysql://b'], '--db must start with postgres:// or postgresql://'],
+    [['--targets', 'fleet.yml', '--db', 'postgres://a@db1/x'], '--targets cannot be used with --db'],
+    [['--targets', 'fleet.yml', '--embedded'], '--targets cannot be used with --embedded'],
+    [['--rate', 'fast'], '--rate must be a number or auto'],
+    [['--rate-budget', '0'], '--rate-budget must be at least 0.01'],
+  ])('rejects %j with a one-line message', (argv, expected) => {
+    expect(error(argv)).toBe(expected);
+  });
+
+  it('takes --rate auto with a cost budget in percent of one core', () => {
+    const config = ok(['--rate', 'auto', '--rate-budget', '2.5']);
+    expect(config.sampleRateHz).toBe('auto');
+    expect(config.rateBudgetPercent).toBe(2.5);
+    expect(ok([]).rateBudgetPercent).toBe(1);
+  });
 });

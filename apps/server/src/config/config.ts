@@ -31,6 +31,8 @@ export const DEFAULT_SAMPLE_RATE_HZ = 20;
 export const MIN_SAMPLE_RATE_HZ = 1;
 export const MAX_SAMPLE_RATE_HZ = 100;
 export const DEFAULT_DEMO_TABLE_MB = 512;
+/** --rate-budget: the share of one core sampling may cost a target under --rate auto, in percent. */
+export const DEFAULT_RATE_BUDGET_PERCENT = 1;
 
 /** The PG* variables psql reads that say which server to use; any one of them selects it. */
 export const PG_TARGET_VARIABLES = ['PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABASE', 'PGUSER'] as const;
@@ -43,10 +45,16 @@ Usage: npm start -- [options]          (installed from a package: npx aioscope [
 With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo workload.
 
 Options:
-  --db <url>            watch this server (postgres://user@host:port/db); runs nothing on it
+  --db <url>            watch this server (postgres://user@host:port/db); runs nothing on it;
+                        repeat it to watch several
+  --targets <file>      watch the servers a YAML file lists (name, url or host/port/user/
+                        database, labels, rate); re-read on SIGHUP and when it changes
   --embedded            use the embedded server even when PG* variables are set
   --wait-for-db         start even when --db is unreachable, and keep retrying (default: exit 2)
-  --rate <hz>           fast sampling rate, ${MIN_SAMPLE_RATE_HZ}-${MAX_SAMPLE_RATE_HZ} per second (default ${DEFAULT_SAMPLE_RATE_HZ})
+  --rate <hz>           fast sampling rate, ${MIN_SAMPLE_RATE_HZ}-${MAX_SAMPLE_RATE_HZ} per second (default ${DEFAULT_SAMPLE_RATE_HZ}), or auto:
+                        the highest rate whose cost stays under --rate-budget
+  --rate-budget <pct>   what sampling may cost each target under auto, in % of one
+                        core (default ${DEFAULT_RATE_BUDGET_PERCENT}; measured from round-trip times)
   --host <address>      address to listen on (default 127.0.0.1)
   --port <port>         port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
   --no-demo             embedded server without the demo workload
@@ -69,20 +77,27 @@ Options:
 Environment: PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD (and ~/.pgpass) as psql reads them.
 `;
 
+/** What is wrong with a connection URL ("must start with postgres://"), or null. */
+export function checkConnectionUrl(text: string): string | null {
+  const value = text.trim();
+  if (value === '') return 'is empty';
+  if (!/^postgres(ql)?:\/\//.test(value)) return 'must start with postgres:// or postgresql://';
+  try {
+    parseConnectionString(value);
+    new URL(value.replace(/^postgres(ql)?:/, 'http:'));
+    return null;
+  } catch {
+    return 'is not a valid connection URL';
+  }
+}
+
 const connectionStringSchema = z
   .string()
   .trim()
-  .min(1, 'is empty')
-  .refine((value) => /^postgres(ql)?:\/\//.test(value), 'must start with postgres:// or postgresql://')
-  .refine((value) => {
-    try {
-      parseConnectionString(value);
-      new URL(value.replace(/^postgres(ql)?:/, 'http:'));
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'is not a valid connection URL');
+  .superRefine((value, ctx) => {
+    const problem = checkConnectionUrl(value);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** A flag value read by one of recordingLimits' parsers: the number, or its one-line error. */
 const limitSchema = (parse: (text: string) => Parsed) =>
@@ -99,7 +114,9 @@ export const configSchema = z
     target: z.discriminatedUnion('kind', [
       z.object({ kind: z.literal('embedded') }),
       z.object({ kind: z.literal('url'), connectionString: connectionStringSchema }),
+      z.object({ kind: z.literal('urls'), connectionStrings: z.array(connectionStringSchema).min(2) }),
       z.object({ kind: z.literal('environment') }),
+      z.object({ kind: z.literal('file'), path: z.string().min(1, 'is empty') }),
     ]),
     host: z.string().trim().min(1, 'must not be empty'),
     port: z.coerce
@@ -107,10 +124,24 @@ export const configSchema = z
       .int('must be a whole number')
       .min(0)
       .max(65535, 'must be 0-65535'),
-    sampleRateHz: z.coerce
-      .number({ error: 'must be a number' })
-      .min(MIN_SAMPLE_RATE_HZ, `must be at least ${MIN_SAMPLE_RATE_HZ}`)
-      .max(MAX_SAMPLE_RATE_HZ, `must be at most ${MAX_SAMPLE_RATE_HZ}`),
+    sampleRateHz: z.union([z.number(), z.string()]).transform((value, ctx): number | 'auto' => {
+      if (value === 'auto') return 'auto';
+      const hz = Number(value);
+      const problem = Number.isNaN(hz)
+        ? 'must be a number or auto'
+        : hz < MIN_SAMPLE_RATE_HZ
+          ? `must be at least ${MIN_SAMPLE_RATE_HZ}`
+          : hz > MAX_SAMPLE_RATE_HZ
+            ? `must be at most ${MAX_SAMPLE_RATE_HZ}`
+            : null;
+      if (problem === null) return hz;
+      ctx.addIssue({ code: 'custom', message: problem });
+      return z.NEVER;
+    }),
+    rateBudgetPercent: z.coerce
+      .number({ error: 'must be a number (percent of one core)' })
+      .min(0.01, 'must be at least 0.01')
+      .max(100, 'must be at most 100'),
     demoWorkload: z.boolean(),
     demoTableMb: z.coerce
       .number()
@@ -147,6 +178,9 @@ export type ConfigResult = { ok: true; config: AppConfig } | { ok: false; error:
 
 const FLAG_NAMES: Record<string, string> = {
   'target.connectionString': '--db',
+  'target.connectionStrings': '--db',
+  'target.path': '--targets',
+  rateBudgetPercent: '--rate-budget',
   host: '--host',
   port: '--port',
   sampleRateHz: '--rate',
@@ -161,7 +195,7 @@ const FLAG_NAMES: Record<string, string> = {
 
 /** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ConfigResult {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | string[] | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -169,7 +203,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       strict: true,
       allowNegative: true,
       options: {
-        db: { type: 'string' },
+        db: { type: 'string', multiple: true },
+        targets: { type: 'string' },
+        'rate-budget': { type: 'string' },
         embedded: { type: 'boolean' },
         rate: { type: 'string' },
         host: { type: 'string' },
@@ -192,23 +228,33 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     return { ok: false, error: (error as Error).message.split('\n')[0] ?? 'invalid arguments' };
   }
   if (values.help === true) return { ok: 'help' };
-  if (typeof values.db === 'string' && values.embedded === true) {
+  const dbs = Array.isArray(values.db) ? values.db : [];
+  const targetsFile = typeof values.targets === 'string' ? values.targets : undefined;
+  if (dbs.length > 0 && values.embedded === true) {
     return { ok: false, error: '--db and --embedded cannot be used together' };
+  }
+  if (targetsFile !== undefined && (dbs.length > 0 || values.embedded === true)) {
+    return { ok: false, error: `--targets cannot be used with ${dbs.length > 0 ? '--db' : '--embedded'}` };
   }
 
   const usesEnvironment = PG_TARGET_VARIABLES.some((name) => (env[name] ?? '') !== '');
   const target =
-    typeof values.db === 'string'
-      ? { kind: 'url' as const, connectionString: values.db }
-      : values.embedded !== true && usesEnvironment
-        ? { kind: 'environment' as const }
-        : { kind: 'embedded' as const };
+    targetsFile !== undefined
+      ? { kind: 'file' as const, path: targetsFile }
+      : dbs.length > 1
+        ? { kind: 'urls' as const, connectionStrings: dbs }
+        : dbs[0] !== undefined
+          ? { kind: 'url' as const, connectionString: dbs[0] }
+          : values.embedded !== true && usesEnvironment
+            ? { kind: 'environment' as const }
+            : { kind: 'embedded' as const };
 
   const candidate = {
     target,
     host: values.host ?? '127.0.0.1',
     port: values.port ?? DEFAULT_PORT,
     sampleRateHz: values.rate ?? DEFAULT_SAMPLE_RATE_HZ,
+    rateBudgetPercent: values['rate-budget'] ?? DEFAULT_RATE_BUDGET_PERCENT,
     demoWorkload: values.demo ?? true,
     demoTableMb: values['demo-table-mb'] ?? DEFAULT_DEMO_TABLE_MB,
     dataDir: path.resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : DEFAULT_DATA_DIR),
@@ -228,7 +274,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const parsed = configSchema.safeParse(candidate);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const key = issue?.path.join('.') ?? '';
+    // An issue on the nth --db is reported as --db's (path target.connectionStrings.n).
+    const key = issue?.path.filter((part) => typeof part === 'string').join('.') ?? '';
     const flag = FLAG_NAMES[key] ?? key;
     return { ok: false, error: `${flag} ${issue?.message ?? 'is invalid'}` };
   }

@@ -8,6 +8,7 @@ import {
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
 import { requestHasToken } from '../plugins/access.ts';
+import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
 /** Frames in the snapshot a viewer gets on joining: 60 s at 20 Hz; at higher rates the newest. */
@@ -47,6 +48,8 @@ type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
  */
 export interface LiveHubOptions {
   monitors: ReadonlyMap<string, TargetMonitor>;
+  /** Targets added and removed at run time (a targets file reload); absent: the monitors at start. */
+  changes?: MonitorChanges;
   /** Required on the socket handshake when set (listening beyond loopback). */
   token?: string;
   /** Joins per socket per JOIN_WINDOW_MS (tests raise it to build a backlog on purpose). */
@@ -118,7 +121,7 @@ function createLiveHub(
   });
 
   const subscriptions: (() => void)[] = [];
-  for (const monitor of monitors.values()) {
+  const follow = (monitor: TargetMonitor): (() => void) => {
     const room = roomOf(monitor.id);
     // Not socket.io's volatile: it drops a packet whenever the transport is busy for a moment
     // (any emit right after another), costing healthy viewers frames. Instead every viewer gets
@@ -131,13 +134,15 @@ function createLiveHub(
       const target = skip.length > 0 ? io.to(room).except(skip) : io.to(room);
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
     };
-    subscriptions.push(
+    const offs = [
       monitor.on('frame', (frame) => send('frame', { targetId: monitor.id, frame })),
       monitor.on('ioDelta', (delta) => send('ioDelta', { targetId: monitor.id, delta })),
       monitor.on('processes', ({ t, processes }) => send('processes', { targetId: monitor.id, t, processes })),
       monitor.on('status', (status) => io.to(room).emit('status', { targetId: monitor.id, status })),
-    );
-  }
+    ];
+    return () => offs.forEach((off) => off());
+  };
+  subscriptions.push(followMonitors(monitors, options.changes, follow));
 
   io.on('connection', (socket: LiveSocket) => {
     watchQueue(socket.conn);

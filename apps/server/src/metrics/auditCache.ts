@@ -41,3 +41,18 @@ export class AuditCache {
     await this.pending;
   }
 }
+
+const shared = new WeakMap<object, AuditCache>();
+
+/**
+ * One cache per target for every reader (/metrics and the fleet overview), so a target is audited
+ * at most once per AUDIT_REFRESH_MS however many readers ask. The first reader's clock is kept.
+ */
+export function sharedAuditCache(source: { audit(): Promise<AuditReport> }, now: () => number = Date.now): AuditCache {
+  let cache = shared.get(source);
+  if (cache === undefined) {
+    cache = new AuditCache(() => source.audit(), now);
+    shared.set(source, cache);
+  }
+  return cache;
+}

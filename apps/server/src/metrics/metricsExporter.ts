@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
 import type { AuditReport, TargetSummary } from '@aioscope/spec';
 import type { MonitorFeed } from '../sampler/monitorEvents.ts';
-import { AuditCache } from './auditCache.ts';
+import { sharedAuditCache, type AuditCache } from './auditCache.ts';
 import { createMetricFamilies, type MetricFamilies } from './metricFamilies.ts';
 import { TargetTally } from './targetTally.ts';
 import { writeTargetMetrics } from './writeTargetMetrics.ts';
@@ -119,7 +119,7 @@ export class MetricsExporter {
       source,
       tally,
       labels,
-      audit: new AuditCache(() => source.audit(), this.now),
+      audit: sharedAuditCache(source, this.now),
       unsubscribe: [
         source.on('frame', (frame) => {
           tally.addFrame(frame, this.now());

@@ -1,11 +1,13 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
-import type { HistoryExtent, TargetSummary } from '@aioscope/spec';
+import type { HistoryEventKind, HistoryExtent, TargetSummary } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
 import { HistoryStore } from '../history/historyStore.ts';
 import { Recorder } from '../history/recorder.ts';
 import type { RecordingLimits } from '../history/recordingLimits.ts';
 import { StoreHistoryReader, type TargetDescription } from '../history/storeReader.ts';
+import { followMonitors } from '../fleet/monitorRegistry.ts';
+import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { Logger } from '../targets/resolveTarget.ts';
 
 declare module 'fastify' {
@@ -30,10 +32,16 @@ export const historyPlugin = fp<HistoryPluginOptions>(
   async (app, options) => {
     const { enabled, ...limits } = options.record;
     if (!enabled) {
-      const readers = new Map(
-        [...app.monitors.values()].map((m) => [m.id, offReader(m.id, limits, () => describe(m.summary()))]),
-      );
+      const readers = new Map<string, HistoryReader>();
+      const stop = followMonitors(app.monitors, app.fleet.changes, (m) => {
+        readers.set(
+          m.id,
+          offReader(m.id, limits, () => describe(m.summary())),
+        );
+        return () => undefined;
+      });
       app.decorate('history', { get: (id: string) => readers.get(id) });
+      app.addHook('onClose', async () => stop());
       return;
     }
     const recorders = new Map<string, Recorder>();
@@ -50,25 +58,49 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       },
     });
     const readers = new Map<string, HistoryReader>();
-    for (const monitor of app.monitors.values()) {
+    // Targets added by a reload get a recorder; a removed one's recorder stops (its past stays readable).
+    const record = async (monitor: TargetMonitor): Promise<void> => {
       const previous = await previousDescription(store, monitor.id);
+      if (app.monitors.get(monitor.id) !== monitor) return; // removed while the store answered
       // From the summary to the subscriptions without an await: no status change falls between.
       const recorder = new Recorder(monitor, store, monitor.summary());
       recorder.start(previous);
       const paused = store.recordingStatus();
       if (paused.state === 'paused') recorder.addEvent('recordingPaused', `recording paused: ${paused.reason ?? ''}`);
+      recorders.get(monitor.id)?.stop();
       recorders.set(monitor.id, recorder);
+      recorderOf.set(monitor, recorder);
       readers.set(monitor.id, new StoreHistoryReader(monitor.id, store, () => recorder.describe()));
-    }
-    const lab = recorders.get(app.target.definition.id);
+    };
+    const recorderOf = new WeakMap<TargetMonitor, Recorder>();
+    const starting = new Set<Promise<void>>();
+    const stopFollowing = followMonitors(app.monitors, app.fleet.changes, (monitor) => {
+      const started = record(monitor).catch((error: unknown) =>
+        options.log.warn(`recording ${monitor.id}: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      starting.add(started);
+      void started.finally(() => starting.delete(started));
+      return () => {
+        const recorder = recorderOf.get(monitor);
+        recorder?.stop();
+        if (recorder !== undefined && recorders.get(monitor.id) === recorder) recorders.delete(monitor.id);
+      };
+    });
+    await Promise.all(starting);
+    const lab = {
+      addEvent: (kind: HistoryEventKind, message: string): void =>
+        recorders.get(app.target.definition.id)?.addEvent(kind, message),
+    };
     const stopLab = app.lab.onRun(({ kind, experiment }) => {
       const what = `lab experiment ${experiment.id} (${experiment.definition.variants.map((v) => v.name).join(' vs ')})`;
-      if (kind === 'started') lab?.addEvent('labRunStarted', `${what} started`);
-      else lab?.addEvent('labRunEnded', `${what} ${experiment.status}`);
+      if (kind === 'started') lab.addEvent('labRunStarted', `${what} started`);
+      else lab.addEvent('labRunEnded', `${what} ${experiment.status}`);
     });
     app.decorate('history', { get: (id: string) => readers.get(id) });
     app.addHook('onClose', async () => {
       stopLab();
+      stopFollowing();
+      await Promise.all(starting);
       for (const recorder of recorders.values()) recorder.stop();
       await store.close();
     });

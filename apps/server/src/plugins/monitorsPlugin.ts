@@ -1,30 +1,66 @@
 import fp from 'fastify-plugin';
+import type { TargetsFileState } from '@aioscope/spec';
+import { MonitorRegistry, type FleetEntryView, type MonitorChanges } from '../fleet/monitorRegistry.ts';
+import { TargetsFileWatcher } from '../fleet/targetsFileWatcher.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
+import type { Logger } from '../targets/resolveTarget.ts';
+import type { RateSetting } from '../targets/targetsFile.ts';
+
+/** What the app knows of the fleet beyond the monitors: their changes, labels and the targets file. */
+export interface FleetInfo {
+  changes: MonitorChanges;
+  view(id: string): FleetEntryView | undefined;
+  targetsFile(): TargetsFileState | null;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** One monitor per watched target, by target id. */
+    /** One monitor per watched target, by target id; changes in place when the targets file is reloaded. */
     monitors: ReadonlyMap<string, TargetMonitor>;
+    fleet: FleetInfo;
   }
 }
 
 export interface MonitorsPluginOptions {
-  sampleRateHz: number;
+  sampleRate: RateSetting;
+  /** --rate-budget as a share of one core. */
+  budgetShare: number;
+  /** The targets file to follow (reload on SIGHUP and on change), or null. */
+  targetsFile: string | null;
+  log: Logger;
 }
 
-/** Starts a monitor for the target; stops its tickers and sessions on close. */
+/** Starts a monitor per target; follows the targets file; stops every monitor on close. */
 export const monitorsPlugin = fp<MonitorsPluginOptions>(
   async (app, options) => {
-    const monitor = new TargetMonitor(app.target.definition, {
-      sampleRateHz: options.sampleRateHz,
-      demoWorkload: app.demo !== null,
-      onConsumerError: (event, error) => app.log.error({ err: error, event }, 'a consumer of monitor events failed'),
+    const demoTarget = app.demo === null ? null : app.target.definition.id;
+    const registry = new MonitorRegistry({
+      defaultRate: options.sampleRate,
+      budgetShare: options.budgetShare,
+      log: options.log.info,
+      create: (target, startHz) =>
+        new TargetMonitor(target.definition, {
+          sampleRateHz: startHz,
+          demoWorkload: target.definition.id === demoTarget,
+          onConsumerError: (event, error) =>
+            app.log.error({ err: error, event }, 'a consumer of monitor events failed'),
+        }),
     });
-    monitor.start();
-    const monitors = new Map([[monitor.id, monitor]]);
-    app.decorate('monitors', monitors);
+    await registry.apply(app.fleetTargets);
+    const watcher =
+      options.targetsFile === null
+        ? null
+        : new TargetsFileWatcher({ file: options.targetsFile, apply: (t) => registry.apply(t), log: options.log });
+    watcher?.start();
+    app.decorate('monitors', registry.monitors);
+    app.decorate('fleet', {
+      changes: registry,
+      view: (id: string) => registry.view(id),
+      targetsFile: () => watcher?.state ?? null,
+    });
     app.addHook('onClose', async () => {
-      await Promise.all([...monitors.values()].map((m) => m.stop()));
+      await watcher?.close();
+      await registry.close();
     });
   },
   { name: 'aioscope-monitors', dependencies: ['aioscope-target', 'aioscope-demo'] },

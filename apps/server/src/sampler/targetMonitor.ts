@@ -47,6 +47,8 @@ export class TargetMonitor implements MonitorFeed {
   private readonly frames: LiveFrame[] = [];
   private readonly ioDeltas: IoStatDelta[] = [];
   private readonly tickers: Ticker[] = [];
+  private fastTicker: Ticker | null = null;
+  private sampleRateHz: number;
   private totalSkipped = 0;
   private status: TargetStatus = {
     state: 'connecting',
@@ -61,6 +63,7 @@ export class TargetMonitor implements MonitorFeed {
     private readonly options: TargetMonitorOptions,
   ) {
     this.id = definition.id;
+    this.sampleRateHz = options.sampleRateHz;
     this.events = new MonitorEmitter(options.onConsumerError ?? (() => undefined));
     this.resolver = new RelationResolver(definition.clientConfig);
     this.fast = new FastSampler(definition, this.serverInfo, this.resolver, {
@@ -77,20 +80,25 @@ export class TargetMonitor implements MonitorFeed {
   }
 
   start(): void {
-    this.tickers.push(
-      startTicker({
-        intervalMs: 1000 / this.options.sampleRateHz,
-        run: () => this.fast.tick(),
-        onSkipped: (count) => {
-          this.fast.skipped(count);
-          this.totalSkipped += count;
-        },
-      }),
-      startTicker({ intervalMs: STAT_INTERVAL_MS, run: () => this.stat.tick() }),
-    );
+    this.fastTicker = startTicker({
+      intervalMs: 1000 / this.sampleRateHz,
+      run: () => this.fast.tick(),
+      onSkipped: (count) => {
+        this.fast.skipped(count);
+        this.totalSkipped += count;
+      },
+    });
+    this.tickers.push(this.fastTicker, startTicker({ intervalMs: STAT_INTERVAL_MS, run: () => this.stat.tick() }));
+  }
+
+  /** The fast tick's rate from now on (the cost budget moves it); summary() reports it. */
+  setSampleRate(hz: number): void {
+    this.sampleRateHz = hz;
+    this.fastTicker?.setIntervalMs(1000 / hz);
   }
 
   async stop(): Promise<void> {
+    this.fastTicker = null;
     for (const ticker of this.tickers.splice(0)) ticker.stop();
     await Promise.all([this.fast.close(), this.stat.close(), this.inspector.close(), this.resolver.close()]);
   }
@@ -107,7 +115,7 @@ export class TargetMonitor implements MonitorFeed {
       status: this.currentStatus(),
       server: this.serverInfo.server,
       capabilities: this.serverInfo.capabilities,
-      sampleRateHz: this.options.sampleRateHz,
+      sampleRateHz: this.sampleRateHz,
       statRateHz: 1000 / STAT_INTERVAL_MS,
       demoWorkload: this.options.demoWorkload,
       recording: null,

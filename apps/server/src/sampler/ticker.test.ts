@@ -105,3 +105,31 @@ describe('startTicker', () => {
     expect(runs).toBe(atStop);
   });
 });
+
+describe('startTicker at a rate changed while running', () => {
+  it('reschedules a waiting tick at the new interval from the previous slot', async () => {
+    const startedAt: number[] = [];
+    const ticker = startTicker({ intervalMs: 50, run: () => Promise.resolve(void startedAt.push(performance.now())) });
+    await vi.advanceTimersByTimeAsync(120); // runs at 0, 50, 100; waits for 150
+    ticker.setIntervalMs(10);
+    await vi.advanceTimersByTimeAsync(20); // 110 is past: a fresh grid from 120
+    ticker.stop();
+    expect(startedAt).toEqual([0, 50, 100, 120, 130, 140]);
+  });
+
+  it('lets a running tick finish, then follows the new interval', async () => {
+    const startedAt: number[] = [];
+    const ticker = startTicker({
+      intervalMs: 10,
+      run: async () => {
+        startedAt.push(performance.now());
+        await sleep(5);
+      },
+    });
+    await vi.advanceTimersByTimeAsync(22); // runs at 0, 10, 20 (running until 25)
+    ticker.setIntervalMs(40);
+    await vi.advanceTimersByTimeAsync(100);
+    ticker.stop();
+    expect(startedAt).toEqual([0, 10, 20, 60, 100]);
+  });
+});

@@ -12,6 +12,12 @@ export interface TickerOptions {
 
 export interface Ticker {
   stop(): void;
+  /**
+   * Moves the grid to a new interval (the cost budget changes the rate at run time): a tick
+   * waiting for its slot is rescheduled at the new distance from the previous one; a running tick
+   * finishes and its successor follows the new interval.
+   */
+  setIntervalMs(intervalMs: number): void;
 }
 
 /**
@@ -23,13 +29,15 @@ export interface Ticker {
  * over its slot at 100 Hz (npm run bench, sampler: 37-125 skipped per minute).
  */
 export function startTicker(options: TickerOptions): Ticker {
-  const { intervalMs } = options;
+  let intervalMs = options.intervalMs;
   let stopped = false;
+  let waiting = true;
   let timer: NodeJS.Timeout | undefined;
   let slot = performance.now();
 
   const loop = async (): Promise<void> => {
     if (stopped) return;
+    waiting = false;
     try {
       await options.run();
     } catch (error) {
@@ -45,6 +53,7 @@ export function startTicker(options: TickerOptions): Ticker {
       options.onSkipped?.(missed);
     }
     if (now > slot) options.onLate?.(now - slot);
+    waiting = true;
     timer = setTimeout(() => void loop(), Math.max(0, slot - now));
   };
 
@@ -53,6 +62,17 @@ export function startTicker(options: TickerOptions): Ticker {
     stop(): void {
       stopped = true;
       clearTimeout(timer);
+    },
+    setIntervalMs(next: number): void {
+      if (next === intervalMs || stopped) return;
+      if (waiting) {
+        // `slot` is the next slot: the previous one plus the old interval. A new slot already past
+        // starts a fresh grid now rather than a late tick followed by a catch-up one.
+        slot = Math.max(slot + next - intervalMs, performance.now());
+        clearTimeout(timer);
+        timer = setTimeout(() => void loop(), Math.max(0, slot - performance.now()));
+      }
+      intervalMs = next;
     },
   };
 }

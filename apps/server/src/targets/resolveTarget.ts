@@ -18,8 +18,8 @@ export interface Logger {
   warn(message: string): void;
 }
 
-/** Where the server to watch comes from: the embedded one, a URL, or the PG* variables psql reads. */
-export type TargetSource = AppConfig['target'];
+/** Where the one server to watch comes from: the embedded one, a URL, or the PG* variables psql reads. */
+export type TargetSource = Extract<AppConfig['target'], { kind: 'embedded' | 'url' | 'environment' }>;
 
 export interface ResolvedTarget {
   definition: TargetDefinition;

@@ -144,7 +144,9 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
         {formatNumber(row.sampling.achievedHz, 0)} Hz
         <div className="muted">
           {row.sampling.requested === 'auto' ? 'auto' : `asked ${row.sampling.requested} Hz`}
-          {row.sampling.dbCostShare !== null ? ` · ${formatPercent(row.sampling.dbCostShare)} of a core` : ''}
+          {row.sampling.dbCostShare !== null
+            ? ` · round trips ${formatPercent(row.sampling.dbCostShare)} of the time`
+            : ''}
         </div>
       </td>
     </tr>
@@ -213,7 +215,14 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
               <th scope="col">bytes per read</th>
               <th scope="col">io workers busy</th>
               <th scope="col">needs attention</th>
-              <th scope="col">sampling</th>
+              <th scope="col">
+                sampling{' '}
+                <Explain label="sampling rate and cost">
+                  The fast tick&apos;s achieved rate over the last 10 s, the rate asked for (a number, or auto: the cost
+                  budget picks it), and the share of wall time its round trips took: an upper bound of the database-side
+                  cost of watching the server (it includes the network and aioscope&apos;s own event loop).
+                </Explain>
+              </th>
             </tr>
           </thead>
           <tbody>

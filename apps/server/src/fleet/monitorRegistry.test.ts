@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import type { FleetTarget } from '../targets/targetsFile.ts';
+import { followMonitors, MonitorRegistry } from './monitorRegistry.ts';
+
+/** Just enough of a monitor to see it started and stopped; no database. */
+function fakeMonitor(id: string, log: string[]): TargetMonitor {
+  return {
+    id,
+    start: () => void log.push(`start ${id}`),
+    stop: () => Promise.resolve(void log.push(`stop ${id}`)),
+    on: () => () => undefined,
+  } as unknown as TargetMonitor;
+}
+
+const target = (name: string, host: string, labels: Record<string, string> = {}): FleetTarget => ({
+  definition: { id: name, name, kind: 'external', clientConfig: { host, database: 'postgres' } },
+  labels,
+  rate: null,
+});
+
+describe('MonitorRegistry', () => {
+  it('starts added targets, stops removed ones, restarts changed ones and keeps the rest', async () => {
+    const log: string[] = [];
+    const registry = new MonitorRegistry({
+      defaultRate: 20,
+      budgetShare: 0.01,
+      log: () => undefined,
+      create: (t) => fakeMonitor(t.definition.id, log),
+    });
+    const changes: string[] = [];
+    registry.onChange((change) => changes.push(`${change.kind} ${change.monitor.id}`));
+    await registry.apply([target('a', 'h1'), target('b', 'h2'), target('c', 'h3')]);
+    const [a, b] = [registry.monitors.get('a'), registry.monitors.get('b')];
+    log.length = 0;
+    changes.length = 0;
+
+    const result = await registry.apply([target('a', 'h1', { env: 'prod' }), target('c', 'h9'), target('d', 'h4')]);
+
+    expect(result).toEqual({ added: ['c', 'd'], removed: ['b', 'c'], kept: ['a'] });
+    expect(registry.monitors.get('a')).toBe(a); // a label change does not restart
+    expect(registry.view('a')?.labels).toEqual({ env: 'prod' });
+    expect(registry.monitors.has('b')).toBe(false);
+    expect(b).toBeDefined();
+    expect(log).toEqual(['stop b', 'stop c', 'start c', 'start d']);
+    expect(changes).toEqual(['removed b', 'removed c', 'added c', 'added d']);
+    expect([...registry.monitors.keys()].sort()).toEqual(['a', 'c', 'd']);
+  });
+
+  it('lets a consumer follow every monitor, present and future, and detach from removed ones', async () => {
+    const registry = new MonitorRegistry({
+      defaultRate: 'auto',
+      budgetShare: 0.01,
+      log: () => undefined,
+      create: (t) => fakeMonitor(t.definition.id, []),
+    });
+    await registry.apply([target('a', 'h1')]);
+    const attached = new Set<string>();
+    const stop = followMonitors(registry.monitors, registry, (monitor) => {
+      attached.add(monitor.id);
+      return () => attached.delete(monitor.id);
+    });
+    expect(registry.view('a')?.requested).toBe('auto');
+    await registry.apply([target('b', 'h2')]);
+    expect([...attached]).toEqual(['b']);
+    stop();
+    expect(attached.size).toBe(0);
+    await registry.close();
+    expect(registry.monitors.size).toBe(0);
+  });
+});

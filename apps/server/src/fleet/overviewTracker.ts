@@ -1,0 +1,89 @@
+import { fleetAttention, toRollupPoint, VERDICT_WINDOW_MS, workerVerdict } from '@aioscope/core';
+import { ROLLUP_BASE_STEP_MS, type Overview, type OverviewRow, type TargetsFileState } from '@aioscope/spec';
+import { sharedAuditCache } from '../metrics/auditCache.ts';
+import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import { followMonitors, type FleetEntryView, type MonitorChanges } from './monitorRegistry.ts';
+import { TargetOverview } from './targetOverview.ts';
+
+/** Where the overview's facts come from besides the monitors themselves. */
+export interface OverviewSources {
+  monitors: ReadonlyMap<string, TargetMonitor>;
+  /** Follows targets added and removed at reload; without it, the monitors present at start. */
+  changes?: MonitorChanges;
+  /** Labels and requested rate per target (the targets file); absent: no labels, the monitor's rate. */
+  view?: (id: string) => FleetEntryView | undefined;
+  targetsFile?: () => TargetsFileState | null;
+  now?: () => number;
+}
+
+/**
+ * GET /api/overview's data: a TargetOverview per monitor, kept from the monitor's events, and the
+ * attention rules of core applied to it at request time. Audits come from the cache /metrics
+ * shares, refreshed in the background, so a request never waits on a target.
+ */
+export class OverviewTracker {
+  private readonly tracked = new Map<TargetMonitor, TargetOverview>();
+  private readonly stop: () => void;
+  private readonly now: () => number;
+
+  constructor(private readonly sources: OverviewSources) {
+    this.now = sources.now ?? Date.now;
+    this.stop = followMonitors(sources.monitors, sources.changes, (monitor) => {
+      const overview = new TargetOverview(this.now);
+      this.tracked.set(monitor, overview);
+      const unsubscribe = [
+        monitor.on('frame', (frame) => overview.addFrame(frame)),
+        monitor.on('ioDelta', (delta) => overview.addIoDelta(delta)),
+      ];
+      return () => {
+        for (const off of unsubscribe) off();
+        this.tracked.delete(monitor);
+      };
+    });
+  }
+
+  overview(): Overview {
+    const rows: OverviewRow[] = [];
+    for (const monitor of this.sources.monitors.values()) {
+      const tracked = this.tracked.get(monitor);
+      if (tracked !== undefined) rows.push(this.row(monitor, tracked));
+    }
+    rows.sort((a, b) => b.attention.score - a.attention.score || a.target.name.localeCompare(b.target.name));
+    return { rows, targetsFile: this.sources.targetsFile?.() ?? null };
+  }
+
+  close(): void {
+    this.stop();
+  }
+
+  private row(monitor: TargetMonitor, tracked: TargetOverview): OverviewRow {
+    const target = monitor.summary();
+    const view = this.sources.view?.(monitor.id);
+    const report = sharedAuditCache(monitor).current(target.status.state === 'live');
+    const auditWarnings = report === null ? null : report.findings.filter((f) => f.level === 'warn').length;
+    // The worker verdict's own window (10 s): 1,000 frames at 100 Hz at most.
+    const frames = monitor.recentFrames(Math.ceil((VERDICT_WINDOW_MS / 1000) * target.sampleRateHz) + 1);
+    const attention = fleetAttention({
+      status: target.status,
+      now: this.now(),
+      lastFrameReceivedAt: tracked.lastFrameAt,
+      workers: workerVerdict(frames, target.server?.ioMethod ?? null),
+      bulkReads: tracked.bulkReads(),
+      ioCombineLimitBytes: target.server?.ioCombineLimitBytes ?? null,
+      auditWarnings,
+    });
+    const sampling = tracked.sampling();
+    return {
+      target,
+      labels: view?.labels ?? {},
+      attention,
+      sparkline: { stepMs: ROLLUP_BASE_STEP_MS, points: tracked.points().map(toRollupPoint) },
+      auditWarnings,
+      sampling: {
+        achievedHz: Math.round(sampling.achievedHz * 10) / 10,
+        requested: view?.requested ?? target.sampleRateHz,
+        dbCostShare: sampling.costShare,
+      },
+    };
+  }
+}

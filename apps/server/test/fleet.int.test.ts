@@ -1,0 +1,205 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { overviewSchema, type Overview } from '@aioscope/spec';
+import { parseConfig } from '../src/config/config.ts';
+import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { startAioscope, type RunningAioscope } from '../src/server.ts';
+import { runCli } from './support/cliProcess.ts';
+import { startDebianPostgres, type DebianPostgres } from './support/debianPostgres.ts';
+import { sleep, waitUntil } from './support/polling.ts';
+import { startTestPostgres } from './support/testPostgres.ts';
+
+const quiet = { info: (): void => undefined, warn: (): void => undefined };
+
+/** The postmaster and every process it started: SIGSTOP on all of them freezes the server whole. */
+function clusterPids(server: EmbeddedPostgresServer): number[] {
+  const postmaster = Number(readFileSync(path.join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const children = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        // Field 4 of /proc/<pid>/stat is the parent pid (after the parenthesised command name).
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+  return [postmaster, ...children];
+}
+
+/** A signal to processes that may have exited meanwhile (a backend whose session ended). */
+function signal(pids: readonly number[], name: NodeJS.Signals): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // gone already
+    }
+  }
+}
+
+describe('many targets in one aioscope', () => {
+  let live: EmbeddedPostgresServer;
+  let frozen: EmbeddedPostgresServer;
+  let pg15: DebianPostgres;
+  let dir: string;
+  let file: string;
+  const savedPassFile = process.env.PGPASSFILE;
+
+  const urlOf = (server: EmbeddedPostgresServer): string =>
+    `postgres://${String(server.connectionConfig.user)}@127.0.0.1:${server.port}/postgres`;
+
+  async function start(targetsFile: string, record = false): Promise<RunningAioscope> {
+    const flags = ['--targets', targetsFile, '--port', '0', '--data-dir', dir, ...(record ? [] : ['--no-record'])];
+    const parsed = parseConfig(flags, {});
+    if (parsed.ok !== true) throw new Error(JSON.stringify(parsed));
+    return startAioscope(parsed.config, quiet);
+  }
+
+  async function overview(running: RunningAioscope): Promise<Overview> {
+    return overviewSchema.parse((await running.app.inject('/api/overview')).json());
+  }
+
+  beforeAll(async () => {
+    [live, frozen, pg15] = await Promise.all([
+      startTestPostgres('fleet-live'),
+      startTestPostgres('fleet-frozen'),
+      startDebianPostgres(15),
+    ]);
+    dir = await mkdtemp(path.join(tmpdir(), 'aioscope-fleet-'));
+    file = path.join(dir, 'fleet.yml');
+    // The file holds no password: the embedded clusters' random ones come from a pgpass file.
+    const passFile = path.join(dir, 'pgpass');
+    const line = (s: EmbeddedPostgresServer): string =>
+      `127.0.0.1:${s.port}:*:${String(s.connectionConfig.user)}:${String(s.connectionConfig.password)}`;
+    await writeFile(passFile, `${line(live)}\n${line(frozen)}\n`);
+    await chmod(passFile, 0o600);
+    process.env.PGPASSFILE = passFile;
+  });
+
+  afterAll(async () => {
+    if (savedPassFile === undefined) delete process.env.PGPASSFILE;
+    else process.env.PGPASSFILE = savedPassFile;
+    await Promise.all([live?.stop(), frozen?.stop(), pg15?.stop()]);
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps sampling the live servers while one is frozen (SIGSTOP) and one refused', async () => {
+    await writeFile(
+      file,
+      [
+        `- name: live one\n  url: ${urlOf(live)}\n  labels: { env: prod }`,
+        `- name: live two\n  url: ${urlOf(live)}`,
+        `- name: frozen\n  url: ${urlOf(frozen)}`,
+        `- name: old\n  url: ${pg15.url}`,
+      ].join('\n'),
+    );
+    const running = await start(file);
+    const pids = clusterPids(frozen);
+    try {
+      await waitUntil(
+        async () => {
+          const rows = (await overview(running)).rows;
+          const state = (id: string): string | undefined => rows.find((r) => r.target.id === id)?.target.status.state;
+          return ['live-one', 'live-two', 'frozen'].every((id) => state(id) === 'live') && state('old') === 'error';
+        },
+        60_000,
+        'three live targets and one refused',
+      );
+      signal(pids, 'SIGSTOP');
+      // A full sampling window (10 s) after the freeze.
+      await sleep(10_500);
+      const rows = (await overview(running)).rows;
+      const row = (id: string): Overview['rows'][number] => {
+        const found = rows.find((r) => r.target.id === id);
+        if (found === undefined) throw new Error(`no row for ${id}`);
+        return found;
+      };
+      // Most in need of attention first: refused, then the frozen one (stale: live but no frame for
+      // 10 s; or disconnected once the session's own timeout gave up on it).
+      expect(rows.map((r) => r.target.id).slice(0, 2)).toEqual(['old', 'frozen']);
+      expect(row('old').attention.reasons[0]?.kind).toBe('refused');
+      expect(row('old').attention.reasons[0]?.message).toMatch(/15/);
+      expect(['stale', 'disconnected']).toContain(row('frozen').attention.reasons[0]?.kind);
+      expect(row('frozen').sampling.achievedHz).toBeLessThan(1);
+      for (const id of ['live-one', 'live-two']) {
+        // Requested 20 Hz; half of it is a bound a busy 2-core machine keeps, a frozen peer would break.
+        expect(row(id).sampling.achievedHz, id).toBeGreaterThan(10);
+        expect(row(id).sampling.requested).toBe(20);
+        expect(row(id).sampling.dbCostShare).toBeGreaterThan(0);
+        expect(row(id).target.status.state).toBe('live');
+        expect(row(id).sparkline.points.length).toBeGreaterThan(3);
+      }
+      expect(row('live-one').labels).toEqual({ env: 'prod' });
+      // Nothing the browser gets names a password.
+      const body = (await running.app.inject('/api/overview')).body;
+      expect(body).not.toContain(String(live.connectionConfig.password));
+      signal(pids, 'SIGCONT');
+      await waitUntil(
+        async () => (await overview(running)).rows.find((r) => r.target.id === 'frozen')?.attention.score === 0,
+        30_000,
+        'the thawed server to need no attention',
+      );
+    } finally {
+      signal(pids, 'SIGCONT');
+      await running.close();
+    }
+  });
+
+  it('reloads the targets file: starts added, stops removed, leaves the unchanged one alone', async () => {
+    await writeFile(file, `- name: one\n  url: ${urlOf(live)}\n- name: two\n  url: ${urlOf(live)}\n`);
+    // Recording on: the recorder follows the reload too.
+    const running = await start(file, true);
+    try {
+      const one = running.monitors.get('one');
+      await waitUntil(() => one?.currentStatus().state === 'live', 30_000, 'target one live');
+      const since = one?.currentStatus().since;
+
+      // Edited in place: the folder watch sees it.
+      await writeFile(file, `- name: one\n  url: ${urlOf(live)}\n- name: three\n  url: ${urlOf(frozen)}\n`);
+      await waitUntil(
+        () => running.monitors.has('three') && !running.monitors.has('two'),
+        10_000,
+        'the reload to add three and remove two',
+      );
+      const ids = ((await running.app.inject('/api/targets')).json() as { id: string }[]).map((t) => t.id);
+      expect(ids).toEqual(['one', 'three']);
+      expect(running.monitors.get('one')).toBe(one);
+      expect(one?.currentStatus().since).toBe(since);
+      await waitUntil(() => running.monitors.get('three')?.currentStatus().state === 'live', 30_000, 'three live');
+      await waitUntil(() => running.history.get('three') !== undefined, 10_000, 'a recorder for three');
+      // Two's recorder stopped; what it recorded stays readable.
+      expect((await running.history.get('two')?.extent())?.recording.state).not.toBe('off');
+
+      // A broken file, then SIGHUP: refused with file, line and target; the running set stays.
+      await writeFile(file, `- name: one\n  url: ${urlOf(live)}\n  hots: db1\n`);
+      process.kill(process.pid, 'SIGHUP');
+      await waitUntil(
+        async () => (await overview(running)).targetsFile?.rejected !== null,
+        10_000,
+        'the broken file to be rejected',
+      );
+      const state = (await overview(running)).targetsFile;
+      expect(state?.rejected).toContain('fleet.yml:3: target "one": unknown key "hots"');
+      expect(state?.path).toBe(file);
+      expect([...running.monitors.keys()]).toEqual(['one', 'three']);
+      expect(running.monitors.get('one')).toBe(one);
+      expect(running.monitors.get('one')?.currentStatus().state).toBe('live');
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('exits 2 at start on a broken targets file, naming file, line and target', async () => {
+    const broken = path.join(dir, 'broken.yml');
+    await writeFile(broken, `- name: a\n  url: ${urlOf(live)}\n- name: a\n  url: ${urlOf(live)}\n`);
+    const run = runCli(['--targets', broken, '--port', '0', '--no-record', '--data-dir', dir]);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr().trim()).toBe(`aioscope: ${broken}:3: target "a": duplicate name (first at line 1)`);
+  });
+});
