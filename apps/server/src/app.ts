@@ -16,6 +16,7 @@ import { registerHistoryExportRoutes } from './routes/historyExport.ts';
 import { registerRecordingRoutes } from './routes/historyRecordings.ts';
 import { registerHistoryRoutes } from './routes/historyRoutes.ts';
 import { registerLabRoutes } from './routes/lab.ts';
+import { registerRaceRoutes } from './routes/race.ts';
 import { registerOverviewRoute } from './routes/overview.ts';
 import { registerTargetRoutes } from './routes/targets.ts';
 import type { FleetInfo } from './plugins/monitorsPlugin.ts';
@@ -96,6 +97,7 @@ export const aioscopeApp = fp<AppOptions>(
     await registerRecordingRoutes(app, recordings);
     if (options.lab !== undefined) {
       registerLabRoutes(app, options.lab);
+      registerRaceRoutes(app, options.lab, options.monitors);
     } else
       app.get('/api/lab', () => ({ embedded: false, unavailable: 'the scan lab is not available in this process' }));
 

@@ -3,6 +3,7 @@ import type { LiveFrame } from '@aioscope/spec';
 import { useHistoryExtent } from './api/history.ts';
 import { OverviewPage } from './fleet/OverviewPage.tsx';
 import { TargetSwitcher } from './fleet/TargetSwitcher.tsx';
+import { PresentButton } from './present/PresentButton.tsx';
 import { SelectRangeContext, TimeAxisContext } from './charts/TimeSeriesChart.tsx';
 import { HistoryOverview } from './history/HistoryOverview.tsx';
 import { LongRange } from './history/LongRange.tsx';
@@ -161,6 +162,7 @@ export function App(): ReactNode {
               {targets.error ? (
                 <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
               ) : null}
+              <PresentButton frames={frames} summary={summary} target={target} />
               {servers.length > 1 || target?.kind === 'recording' ? (
                 <TargetSwitcher targets={targets.data ?? []} current={targetId} onOpen={openTarget} />
               ) : null}

@@ -7,3 +7,4 @@ export * from './api.ts';
 export * from './lab.ts';
 export * from './history.ts';
 export * from './fleet.ts';
+export * from './race.ts';

@@ -30,13 +30,35 @@ export interface MeasureContext {
   /** The lab can drop the table from the OS page cache (embedded server: its files are on this machine). */
   osEviction: boolean;
   signal: AbortSignal;
+  /** Told just before and just after the scan itself (a race captures the run in between). */
+  observer?: ScanObserver;
+}
+
+/** The run a scan belongs to, as an observer of the lab's scans sees it. */
+export interface ObservedScan {
+  experimentId: string;
+  variant: string;
+  round: number;
+  /** The run session's backend: the only process whose reads are the scan's. */
+  pid: number;
+  table: DemoTableInfo;
+}
+
+/**
+ * Watches the lab's scans (the race's 100 Hz capture). scanStarting is awaited before the EXPLAIN
+ * is sent, so the capture is running when the first read is issued; scanEnded is awaited after it
+ * returned or failed. An observer that throws costs the run nothing (errors are its own to report).
+ */
+export interface ScanObserver {
+  scanStarting(scan: ObservedScan): Promise<void>;
+  scanEnded(scan: ObservedScan): Promise<void>;
 }
 
 /**
  * One measured run: settings of the variant on the run session, the cache prepared as asked, the
  * scan's EXPLAIN (ANALYZE), then the run backend's own pg_stat_io counters (Δreads, Δread_bytes).
  */
-export async function measureRun(context: MeasureContext, planned: PlannedRun): Promise<LabRun> {
+export async function measureRun(context: MeasureContext, planned: PlannedRun, experimentId = ''): Promise<LabRun> {
   const { control, run, table, signal } = context;
   const setup = (
     await run.query<{ pid: number; version_num: number; io_method: string | null }>(LAB_RUN_SESSION_SETUP_SQL)
@@ -50,8 +72,21 @@ export async function measureRun(context: MeasureContext, planned: PlannedRun): 
   const osResidencyBefore = await prepareCache(context);
   signal.throwIfAborted();
   const before = await backendReads(control, setup.pid);
+  const observed: ObservedScan = {
+    experimentId,
+    variant: planned.variant.name,
+    round: planned.round,
+    pid: setup.pid,
+    table,
+  };
+  await context.observer?.scanStarting(observed).catch(() => undefined);
   const startedAt = Date.now();
-  const explain = await run.query<{ 'QUERY PLAN': unknown }>(labExplainSql(table.name, setup.version_num));
+  let explain: pg.QueryResult<{ 'QUERY PLAN': unknown }>;
+  try {
+    explain = await run.query<{ 'QUERY PLAN': unknown }>(labExplainSql(table.name, setup.version_num));
+  } finally {
+    await context.observer?.scanEnded(observed).catch(() => undefined);
+  }
   const figures = parseExplainJson(explain.rows[0]?.['QUERY PLAN']);
   await run.query(LAB_FORCE_FLUSH_SQL);
   let after = await backendReads(control, setup.pid);

@@ -11,7 +11,7 @@ import type { LabExperiment } from '@aioscope/spec';
 import type { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
 import { describeDatabaseError } from '../sampler/sessions.ts';
 import type { TargetDefinition } from '../targets/target.ts';
-import { measureRun } from './labMeasurement.ts';
+import { measureRun, type ScanObserver } from './labMeasurement.ts';
 import { LabSessions } from './labSessions.ts';
 import { assertIoUringBuild, buildLabTable, dropLabTable } from './labTable.ts';
 
@@ -28,6 +28,8 @@ export interface LabRunnerOptions {
   pauseDemo?: () => Promise<void>;
   resumeDemo?: () => void;
   log?: (message: string) => void;
+  /** Told around each run's scan (a race captures it). */
+  observer?: ScanObserver;
 }
 
 /**
@@ -185,8 +187,10 @@ export class LabRunner {
             cacheState: definition.cacheState,
             osEviction: embedded !== null,
             signal,
+            ...(this.options.observer === undefined ? {} : { observer: this.options.observer }),
           },
           planned,
+          experiment.id,
         );
         experiment.runs.push(measured);
         experiment.summary = summarizeLab(definition, experiment.runs);

@@ -5,6 +5,7 @@ import type { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
 import type { TargetDefinition } from '../targets/target.ts';
 import { ExperimentStore } from './experimentStore.ts';
 import { LabPolicy } from './labPolicy.ts';
+import type { ScanObserver } from './labMeasurement.ts';
 import { LabRunner } from './labRunner.ts';
 
 export type StartResult = { ok: true; id: string } | { ok: false; status: 400 | 403 | 409 | 429; error: string };
@@ -52,6 +53,11 @@ export class LabService {
     this.store = new ExperimentStore(options.resultsDir, options.log);
   }
 
+  /** The lab's target: a race opens its capture sessions with the same connection settings. */
+  get target(): TargetDefinition {
+    return this.options.target;
+  }
+
   get isEmbedded(): boolean {
     return this.options.embedded !== null && this.options.target.kind === 'embedded';
   }
@@ -76,8 +82,11 @@ export class LabService {
     };
   }
 
-  /** Validates and starts an experiment; the result is followed with get(id). */
-  start(input: unknown): StartResult {
+  /**
+   * Validates and starts an experiment; the result is followed with get(id). An observer is told
+   * around each run's scan (the race captures them).
+   */
+  start(input: unknown, observer?: ScanObserver): StartResult {
     const parsed = labExperimentSchema.safeParse(input);
     if (!parsed.success) {
       return { ok: false, status: 400, error: describeLabInputIssue(parsed.error.issues[0], input) };
@@ -127,6 +136,7 @@ export class LabService {
         ...(this.options.pauseDemo === undefined ? {} : { pauseDemo: this.options.pauseDemo }),
         ...(this.options.resumeDemo === undefined ? {} : { resumeDemo: this.options.resumeDemo }),
         ...(this.options.log === undefined ? {} : { log: this.options.log }),
+        ...(observer === undefined ? {} : { observer }),
       },
       experiment,
       plan,

@@ -16,6 +16,8 @@ import {
   useStartExperiment,
 } from '../api/lab.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
+import { useStartRace } from '../race/raceApi.ts';
+import { RaceView } from '../race/RaceView.tsx';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
 import './LabPanel.css';
 
@@ -245,6 +247,9 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
   const [confirm, setConfirm] = useState('');
   // From submit until the server names the new experiment, the previous one is not shown as if it were it.
   const [starting, setStarting] = useState(false);
+  // The race shown under the lab: started here ("Show read combining", "run as race") or picked.
+  const [raceId, setRaceId] = useState<string | null>(null);
+  const startRace = useStartRace();
   const variantsHintId = useId();
   const embedded = info.data?.embedded === true;
   const checked = checkLabForm({ variants, cacheState, rounds, tableMb, confirmTarget: embedded ? null : confirm });
@@ -268,12 +273,39 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
     start.mutate(checked.input, { onSuccess: ({ id }) => choose(id), onSettled: () => setStarting(false) });
   };
 
+  const race = (body: Parameters<typeof startRace.mutate>[0]): void => {
+    start.reset();
+    startRace.mutate(body, {
+      onSuccess: ({ id }) => {
+        choose(id);
+        setRaceId(id);
+      },
+    });
+  };
+
   return (
     <Panel
       title="Scan lab: the cold-scan drill"
       testId="panel-lab"
       source={`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) per run, pg_stat_get_backend_io per run, fincore for the OS cache · on ${target?.name ?? '…'}`}
     >
+      {embedded && info.data?.unavailable === undefined ? (
+        <p className="race-start">
+          <button
+            type="button"
+            onClick={() => race({ preset: 'read-combining' })}
+            disabled={startRace.isPending || running}
+          >
+            Show read combining
+          </button>{' '}
+          races io_combine_limit 1 vs 16 blocks on a cold 256 MB table, 3 rounds, each run captured at 100 Hz.
+        </p>
+      ) : null}
+      {startRace.isError ? (
+        <div className="form-error" role="alert">
+          {startRace.error.message}
+        </div>
+      ) : null}
       {info.data?.unavailable !== undefined ? (
         <EmptyState>{info.data.unavailable}</EmptyState>
       ) : (
@@ -353,6 +385,13 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
           <button type="submit" disabled={formErrors.length > 0 || start.isPending || running}>
             {running ? 'running …' : 'run experiment'}
           </button>
+          <button
+            type="button"
+            disabled={!('input' in checked) || startRace.isPending || running}
+            onClick={() => ('input' in checked ? race(checked.input) : undefined)}
+          >
+            run as race
+          </button>
           <span className="lab-hint" id={variantsHintId}>
             Variants: eic=N, mic=N, icl=N (blocks), io_method=sync|worker|io_uring, io_workers=N; &apos;;&apos; between
             variants, &apos;,&apos; within one.
@@ -372,6 +411,12 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
         </form>
       )}
       {experiment.data && !starting ? <CurrentExperiment experiment={experiment.data} /> : null}
+      {experiment.data && !starting && raceId !== experiment.data.id ? (
+        <button type="button" className="link" onClick={() => setRaceId(experiment.data.id)}>
+          race view of {experiment.data.id}
+        </button>
+      ) : null}
+      {raceId !== null ? <RaceView raceId={raceId} /> : null}
       {(list.data ?? []).length > 0 ? (
         <div className="lab-history">
           <h3>experiments</h3>

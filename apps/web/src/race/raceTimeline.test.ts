@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import type { LabRun, LiveFrame, Race, RaceLane } from '@aioscope/spec';
+import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildStories } from '../present/stories.ts';
+import {
+  frameIndexAt,
+  laneAt,
+  raceCaption,
+  raceDurationMs,
+  raceOutcome,
+  raceProblem,
+  stepTimes,
+  tooShort,
+} from './raceTimeline.ts';
+import { nextStep } from './useReplay.ts';
+
+/** Frames recorded from a real PostgreSQL 18 (io_method worker, 16-block reads). */
+function recordedFrames(): LiveFrame[] {
+  const server = recordedServers().find((candidate) => candidate.name === 'pg18.4-embedded-worker');
+  if (server === undefined) throw new Error('recording missing');
+  return buildPayloads(server).frames;
+}
+
+function run(variant: string, executionMs: number, bytesPerRead = 131072): LabRun {
+  return {
+    variant,
+    round: 1,
+    startedAt: 0,
+    ioMethod: 'worker',
+    cacheState: 'cold',
+    osResidencyBefore: 0,
+    executionMs,
+    sharedReadBlocks: 1600,
+    sharedHitBlocks: 0,
+    ioReadTimeMs: null,
+    reads: 100,
+    readBytes: 100 * bytesPerRead,
+    bytesPerRead,
+  };
+}
+
+function lane(variant: string, frames: LiveFrame[], finished: LabRun | null): RaceLane {
+  return {
+    variant,
+    round: 1,
+    pid: 1,
+    startT: frames[0]?.t ?? 0,
+    endT: frames.at(-1)?.t ?? 0,
+    frames,
+    run: finished,
+    readsSeen: 0,
+    seenShare: null,
+    blocksPerRead: finished === null ? null : 16,
+    captureError: null,
+  };
+}
+
+function race(lanes: RaceLane[], status: Race['experiment']['status'] = 'done'): Race {
+  const variants = [
+    { name: 'icl=1', session: { io_combine_limit: 1 }, server: {} },
+    { name: 'icl=16', session: { io_combine_limit: 16 }, server: {} },
+  ];
+  return {
+    id: 'abcdefabcdef',
+    captureHz: 100,
+    lanes,
+    experiment: {
+      id: 'abcdefabcdef',
+      targetId: 't',
+      targetName: 't',
+      createdAt: 0,
+      finishedAt: 1,
+      status,
+      error: status === 'failed' ? 'could not extend file' : null,
+      cancelReason: status === 'cancelled' ? 'cancelled on request' : null,
+      definition: { tableMb: 256, cacheState: 'cold', rounds: 3, baseline: 0, variants },
+      plannedRuns: 6,
+      runs: [],
+      summary: [],
+      notes: [],
+    },
+  };
+}
+
+describe('race timeline', () => {
+  const frames = recordedFrames();
+  // A second lane: the same recording shifted to another server time, as a later run would be.
+  const later = frames.slice(0, 20).map((frame) => ({ ...frame, t: frame.t + 60_000 }));
+  const a = lane('icl=16', frames, run('icl=16', 300));
+  const b = lane('icl=1', later, run('icl=1', 420, 8192));
+
+  it('starts lanes together: each lane’s time zero is its own first sample', () => {
+    expect(frameIndexAt(a, 0)).toBe(0);
+    expect(frameIndexAt(b, 0)).toBe(0);
+    expect(frameIndexAt(a, -1)).toBe(-1);
+    const offset = (frames[5]?.t ?? 0) - (frames[0]?.t ?? 0);
+    expect(frameIndexAt(a, offset)).toBe(5);
+    expect(raceDurationMs([a, b])).toBe((frames.at(-1)?.t ?? 0) - (frames[0]?.t ?? 0));
+  });
+
+  it('shows the reads seen so far while running and the run’s exact figures once finished', () => {
+    const early = laneAt(a, 0);
+    expect(early.finished).toBe(false);
+    const midway = laneAt(a, ((frames.at(-1)?.t ?? 0) - (frames[0]?.t ?? 0)) / 2);
+    // The recording reads 16 blocks at a time.
+    expect(midway.blocksPerRead).toBe(16);
+    expect(midway.bytesPerRead).toBe(131072);
+    const end = laneAt(b, 1e9);
+    expect(end).toMatchObject({ finished: true, progress: 1, readsInFlight: 0, bytesPerRead: 8192 });
+  });
+
+  it('steps between the frame times of every lane', () => {
+    const steps = stepTimes([a, b]);
+    expect(steps[0]).toBe(0);
+    expect([...steps].sort((x, y) => x - y)).toEqual(steps);
+    expect(nextStep(steps, 0, 1)).toBe(steps[1]);
+    expect(nextStep(steps, steps[2] ?? 0, -1)).toBe(steps[1]);
+    expect(nextStep(steps, 0, -1)).toBe(0);
+  });
+
+  it('names the winner and by how much, only when every lane finished', () => {
+    expect(raceOutcome([a, b])).toEqual({ winner: 'icl=16', loser: 'icl=1', byMs: 120, ratio: 1.4 });
+    expect(raceOutcome([a, lane('icl=1', later, null)])).toBeNull();
+  });
+
+  it('says what the eye should catch, from the setting the lanes differ in', () => {
+    expect(raceCaption(race([]).experiment.definition.variants)).toMatch(
+      /^16 blocks per read: one read where the other lane needs 16/,
+    );
+    expect(
+      raceCaption([
+        { name: 'x', session: {}, server: { io_method: 'sync' } },
+        { name: 'y', session: {}, server: { io_method: 'worker' } },
+      ]),
+    ).toMatch(/io_method sync vs worker/);
+  });
+
+  it('says a failed or cancelled race is one, and which lanes did not finish, instead of drawing it', () => {
+    expect(raceProblem(race([a, b], 'failed'))).toBe('The race failed: could not extend file.');
+    expect(raceProblem(race([a, lane('icl=1', later, null)], 'cancelled'))).toBe(
+      'The race was cancelled (cancelled on request); icl=1 did not finish.',
+    );
+    expect(raceProblem(race([a, b]))).toBeNull();
+    expect(raceProblem(race([]))).toMatch(/not captured as a race/);
+  });
+
+  it('finds a capture too short to replay and suggests slow motion or a larger table', () => {
+    expect(tooShort([a, b])).toBeNull();
+    expect(tooShort([a, lane('icl=1', later.slice(0, 3), run('icl=1', 20))])).toMatch(
+      /icl=1 \(3 frames\).*1\/10×.*larger table/,
+    );
+  });
+
+  it('tells presentation stories from live frames, or from the race when there are none', () => {
+    const live = buildStories({ frames });
+    expect(live.map((story) => `${story.id}:${story.source}`)).toEqual([
+      'inflight:live',
+      'combining:live',
+      'workers:live',
+    ]);
+    const replayed = buildStories({ race: race([a, b]) });
+    expect(replayed.map((story) => story.id)).toEqual(['inflight', 'combining', 'workers', 'race']);
+    expect(replayed[1]?.figures).toEqual([
+      { label: 'icl=16', value: '16 blocks' },
+      { label: 'icl=1', value: '16 blocks' },
+    ]);
+  });
+});
