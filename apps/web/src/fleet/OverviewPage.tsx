@@ -3,6 +3,7 @@ import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/
 import { useOverview } from '../api/overview.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { busyShareOf, bytesPerRead } from '../history/rollupRows.ts';
+import { describeDuration } from '../history/timeView.ts';
 import { Explain } from '../panels/Panel.tsx';
 import { matchesLabelFilter, newestValue, sparklinePath } from './sparkline.ts';
 
@@ -29,7 +30,8 @@ function Sparkline({
 }): ReactNode {
   const { points, stepMs } = row.sparkline;
   const to = (points.at(-1)?.t ?? Date.now()) + stepMs;
-  const from = to - OVERVIEW_MINUTES * 60_000;
+  // The last minutes kept, up to OVERVIEW_MINUTES: a server watched for one minute fills the width.
+  const from = Math.max(to - OVERVIEW_MINUTES * 60_000, points[0]?.t ?? to - stepMs);
   const newest = newestValue(points, value);
   const path = sparklinePath(points, value, { from, to, stepMs, top, width: SPARK_WIDTH, height: SPARK_HEIGHT });
   const refY = reference ? SPARK_HEIGHT - (Math.min(reference, top) / top) * (SPARK_HEIGHT - 2) - 1 : null;
@@ -40,7 +42,7 @@ function Sparkline({
         height={SPARK_HEIGHT}
         viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
         role="img"
-        aria-label={`${label} over the last ${OVERVIEW_MINUTES} minutes; newest ${format(newest)}`}
+        aria-label={`${label} over the last ${describeDuration(to - from)}; newest ${format(newest)}`}
       >
         {refY !== null ? <line className="spark-reference" x1={0} x2={SPARK_WIDTH} y1={refY} y2={refY} /> : null}
         <path className="spark-line" d={path} />
@@ -90,7 +92,8 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
       </td>
       <td>
         <span className={`badge badge-${status.tone}`}>{status.label}</span>
-        {target.status.message !== null && status.label !== 'live' ? (
+        {/* The reason, unless "needs attention" already says it. */}
+        {target.status.message !== null && status.label !== 'live' && row.attention.reasons.length === 0 ? (
           <div className="overview-why">{target.status.message}</div>
         ) : null}
       </td>
