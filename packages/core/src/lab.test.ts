@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { labExperimentSchema, type LabRun } from '@aioscope/spec';
 import {
+  DIRECT_IO_NOTE,
   labNotes,
   labRunsToCsv,
   labSummaryToMarkdown,
@@ -79,6 +80,14 @@ describe('summaries', () => {
     expect(labNotes({ rounds: 5, cacheState: 'cold' }, true)).toEqual([]);
     expect(labNotes({ rounds: 5, cacheState: 'cold' }, false).join(' ')).toMatch(
       /OS cache warm: this measures memory copies, not the disk/,
+    );
+  });
+
+  it('says direct I/O was on, and drops the OS-cache caveat it makes untrue', () => {
+    expect(labNotes({ rounds: 5, cacheState: 'cold', directIo: true }, true)).toEqual([DIRECT_IO_NOTE]);
+    expect(labNotes({ rounds: 5, cacheState: 'shared-buffers-cold', directIo: true }, true)).toEqual([DIRECT_IO_NOTE]);
+    expect(labNotes({ rounds: 5, cacheState: 'shared-buffers-cold' }, true).join(' ')).toMatch(
+      /OS cache warm by design/,
     );
   });
 });

@@ -50,19 +50,25 @@ export function summarizeLab(definition: LabExperimentDefinition, runs: readonly
     .map((summary) => ({ ...summary, ratioToBaseline: baseline > 0 ? summary.medianMs / baseline : 1 }));
 }
 
+/** The experiment's note when direct I/O was on: how to read its numbers. */
+export const DIRECT_IO_NOTE =
+  'direct I/O (debug_io_direct = data, a PostgreSQL developer setting): every read went to the device, none to the OS page cache';
+
 /** Caveats that change how to read an experiment's numbers. */
 export function labNotes(
-  definition: Pick<LabExperimentDefinition, 'rounds' | 'cacheState'>,
+  definition: Pick<LabExperimentDefinition, 'rounds' | 'cacheState' | 'directIo'>,
   osEvictionPossible: boolean,
 ): string[] {
   const notes: string[] = [];
+  if (definition.directIo === true) notes.push(DIRECT_IO_NOTE);
   if (definition.rounds < MIN_ROUNDS_FOR_MEDIANS) {
     notes.push(`indicative: ${plural(definition.rounds, 'round')}; medians need at least ${MIN_ROUNDS_FOR_MEDIANS}`);
   }
   if (definition.cacheState === 'cold' && !osEvictionPossible) {
     notes.push('OS cache warm: this measures memory copies, not the disk (no file access to evict the OS page cache)');
   }
-  if (definition.cacheState === 'shared-buffers-cold') {
+  // With direct I/O no read is served by the OS page cache, whatever it holds.
+  if (definition.cacheState === 'shared-buffers-cold' && definition.directIo !== true) {
     notes.push('OS cache warm by design: reads come from the OS page cache, not the disk');
   }
   if (definition.cacheState === 'warm') notes.push('warm: the table is in shared buffers; few or no reads are issued');

@@ -69,6 +69,17 @@ describe('the lab form', () => {
     expect(labExperimentSchema.safeParse(checked.input).success).toBe(true);
   });
 
+  it('asks for direct I/O only when its box is ticked', () => {
+    const ticked = checkLabForm({ ...FORM, directIo: true });
+    const unticked = checkLabForm({ ...FORM, directIo: false });
+    if (!('input' in ticked) || !('input' in unticked)) throw new Error('form refused');
+    expect(labExperimentSchema.parse(ticked.input).directIo).toBe(true);
+    expect(unticked.input).not.toHaveProperty('directIo');
+    expect(issueFor({ tableMb: 64, cacheState: 'cold', directIo: 'yes', variants: [{ name: 'a' }] })).toBe(
+      'direct I/O: must be a boolean',
+    );
+  });
+
   it('lists every problem at once, each in its own words', () => {
     expect(checkLabForm({ ...FORM, variants: 'eic=abc', rounds: '', tableMb: '8' })).toEqual({
       errors: [

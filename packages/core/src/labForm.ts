@@ -34,6 +34,8 @@ export interface LabFormFields {
   /** As typed: a field being edited may be blank or half-typed. */
   rounds: string;
   tableMb: string;
+  /** Direct I/O (debug_io_direct = data), offered on the embedded server only; absent is off. */
+  directIo?: boolean;
   /** The target's name typed to confirm; null on the embedded server, which needs none. */
   confirmTarget: string | null;
 }
@@ -59,6 +61,7 @@ export function checkLabForm(fields: LabFormFields): { input: LabExperimentInput
       cacheState: fields.cacheState,
       rounds,
       variants,
+      ...(fields.directIo === true ? { directIo: true } : {}),
       ...(fields.confirmTarget === null ? {} : { confirmTarget: fields.confirmTarget }),
     },
   };
@@ -79,6 +82,7 @@ export interface InputIssue {
 const FIELD_NAMES: Record<string, string> = {
   tableMb: 'table MB',
   cacheState: 'cache state',
+  directIo: 'direct I/O',
   rounds: 'rounds',
   baseline: 'baseline',
   confirmTarget: 'confirmTarget',
@@ -147,3 +151,7 @@ export function describeLabActivity(active: LabActivity): string {
     ? `Scan-lab experiment ${active.id} is running: the live charts show its scans.`
     : `Scan-lab experiment ${active.id} is running: it restarted the embedded server with ${settings}, which holds until the experiment ends (the settings above may show either).`;
 }
+
+/** What the form's direct I/O checkbox says it changes, in one sentence. */
+export const DIRECT_IO_EXPLANATION =
+  "Every read goes to the device, with no OS page cache: PostgreSQL's developer setting debug_io_direct = data, set by restarting the embedded server for the experiment and taken away afterwards.";

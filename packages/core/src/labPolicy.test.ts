@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { labExperimentSchema } from '@aioscope/spec';
-import { admitStart, checkLabPermission, labUnavailableReason, type LabTargetFacts } from './labPolicy.ts';
+import {
+  admitStart,
+  checkLabPermission,
+  describeDirectIoFailure,
+  labUnavailableReason,
+  type LabTargetFacts,
+} from './labPolicy.ts';
 
 const EMBEDDED: LabTargetFacts = { embedded: true, allowExternal: false, targetName: 'embedded PostgreSQL 18' };
 const PROD: LabTargetFacts = { embedded: false, allowExternal: false, targetName: 'app@db1:5432/prod' };
@@ -34,6 +40,37 @@ describe('who may run the lab', () => {
       status: 400,
       error: expect.stringMatching(/only the embedded server is ever restarted/),
     });
+  });
+});
+
+describe('direct I/O', () => {
+  const direct = labExperimentSchema.parse({
+    tableMb: 16,
+    cacheState: 'cold',
+    directIo: true,
+    confirmTarget: 'app@db1:5432/prod',
+    variants: [{ name: 'a' }],
+  });
+
+  it('is allowed on the embedded server only, refused elsewhere with a sentence saying why', () => {
+    expect(checkLabPermission(EMBEDDED, direct)).toBeNull();
+    expect(checkLabPermission(PROD_ALLOWED, direct)).toEqual({
+      status: 400,
+      error:
+        "direct I/O (debug_io_direct = data) restarts the server with a developer setting: only aioscope's embedded server is ever restarted",
+    });
+    expect(checkLabPermission(PROD_ALLOWED, { ...direct, directIo: false })).toBeNull();
+    expect(checkLabPermission(PROD, direct)).toMatchObject({ status: 403 });
+  });
+
+  it("names the data folder's filesystem when PostgreSQL could not open a file with O_DIRECT", () => {
+    const einval = 'could not open file "base/5/16384": Invalid argument';
+    expect(describeDirectIoFailure(einval, '/mnt/lab/pg18/data')).toBe(
+      `direct I/O is not supported by the filesystem of the data folder (/mnt/lab/pg18/data): ${einval}`,
+    );
+    expect(describeDirectIoFailure('embedded PostgreSQL failed to start: timeout', '/d')).toBe(
+      'with direct I/O (debug_io_direct = data): embedded PostgreSQL failed to start: timeout',
+    );
   });
 });
 

@@ -20,6 +20,21 @@ export interface LabRefusal {
   error: string;
 }
 
+/** Direct I/O needs a restart with a developer setting: never done to a user's server. */
+export const DIRECT_IO_EMBEDDED_ONLY =
+  "direct I/O (debug_io_direct = data) restarts the server with a developer setting: only aioscope's embedded server is ever restarted";
+
+/**
+ * Why an experiment with direct I/O failed, in words: a filesystem without O_DIRECT answers
+ * "Invalid argument" (EINVAL) when PostgreSQL opens a data file, at start-up or at the first read.
+ */
+export function describeDirectIoFailure(message: string, dataDir: string): string {
+  if (/invalid argument|EINVAL/i.test(message)) {
+    return `direct I/O is not supported by the filesystem of the data folder (${dataDir}): ${message}`;
+  }
+  return `with direct I/O (debug_io_direct = data): ${message}`;
+}
+
 /** Why the lab is off on this target (with how to turn it on), or null when it is on. */
 export function labUnavailableReason(facts: LabTargetFacts): string | null {
   if (facts.embedded || facts.allowExternal) return null;
@@ -29,11 +44,12 @@ export function labUnavailableReason(facts: LabTargetFacts): string | null {
 /** Whether this experiment may run on this target, apart from rate and one-at-a-time. */
 export function checkLabPermission(
   facts: LabTargetFacts,
-  definition: Pick<LabExperimentDefinition, 'confirmTarget' | 'variants'>,
+  definition: Pick<LabExperimentDefinition, 'confirmTarget' | 'variants' | 'directIo'>,
 ): LabRefusal | null {
   if (facts.embedded) return null;
   const off = labUnavailableReason(facts);
   if (off !== null) return { status: 403, error: off };
+  if (definition.directIo === true) return { status: 400, error: DIRECT_IO_EMBEDDED_ONLY };
   if (definition.confirmTarget !== facts.targetName) {
     return {
       status: 400,

@@ -62,6 +62,7 @@ export const LAB_TABLE_EXISTS_SQL = `${QUERY_TAG} SELECT to_regclass($1) IS NOT 
 export const LAB_RUN_SESSION_SETUP_SQL = `${QUERY_TAG} SELECT pg_backend_pid() AS pid,
   current_setting('server_version_num')::int AS version_num,
   current_setting('io_method', true) AS io_method,
+  current_setting('debug_io_direct', true) AS io_direct,
   set_config('max_parallel_workers_per_gather', '0', false) AS parallel,
   set_config('synchronize_seqscans', 'off', false) AS synchronize`;
 

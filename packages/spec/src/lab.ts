@@ -58,6 +58,13 @@ export const labExperimentSchema = z
       .refine((variants) => new Set(variants.map((v) => v.name)).size === variants.length, 'variant names must differ'),
     /** Index of the variant the ratios are computed against. */
     baseline: z.number().int().min(0).default(0),
+    /**
+     * Direct I/O (PostgreSQL's developer setting debug_io_direct = data, embedded server only): the
+     * server is restarted with it for the experiment, so every read goes to the device and none is
+     * served by the OS page cache. A flag rather than a cache state: what is evicted before each run
+     * and how reads reach the disk are separate questions (warm still means shared buffers hit). Absent means off.
+     */
+    directIo: z.boolean().optional(),
     /** On a server that is not the embedded one: its display name, typed by the user to confirm. */
     confirmTarget: z.string().max(200).optional(),
   })
@@ -86,6 +93,8 @@ export const labRunSchema = z.object({
   cacheState: z.enum(CACHE_STATES),
   /** Share of the table's pages in the OS page cache just before the scan (fincore); null when it cannot be read. */
   osResidencyBefore: z.number().nullable(),
+  /** The server's debug_io_direct during the run ('' = off, 'data' = direct I/O); absent in files written before it was recorded. */
+  ioDirect: z.string().nullable().optional(),
   executionMs: z.number(),
   sharedReadBlocks: z.number(),
   sharedHitBlocks: z.number(),
@@ -144,6 +153,7 @@ export const labExperimentListItemSchema = z.object({
   createdAt: z.number(),
   status: labStatusSchema,
   cacheState: z.enum(CACHE_STATES),
+  directIo: z.boolean().default(false),
   variants: z.array(z.string()),
   rounds: z.number().int(),
 });
@@ -153,7 +163,7 @@ export const labExperimentListSchema = z.array(labExperimentListItemSchema);
 /** The experiment that holds the lab now, for a banner: it may have restarted the embedded server. */
 export const labActivitySchema = z.object({
   id: z.string(),
-  /** Server settings the embedded server runs with for the experiment (io_method, io_workers), if any differ. */
+  /** Server settings the embedded server runs with for the experiment (io_method, io_workers, debug_io_direct), if any differ. */
   serverSettings: z.record(z.string(), z.string()),
   /** The experiment has ended and the lab is putting the server's own settings back. */
   restoring: z.boolean(),

@@ -11,6 +11,15 @@ describe('aioscope lab arguments', () => {
     expect(args.input.rounds).toBe(5);
   });
 
+  it('turns direct I/O on with --direct-io only', () => {
+    const on = parseLabArgs(['--direct-io', '--rounds', '1']);
+    const off = parseLabArgs([]);
+    if (on.ok !== true || off.ok !== true) throw new Error(JSON.stringify([on, off]));
+    expect(on.input.directIo).toBe(true);
+    expect(off.input.directIo).toBeUndefined();
+    expect(parseLabArgs(['--direct-io=yes']).ok).toBe(false);
+  });
+
   it('splits session and server settings', () => {
     expect(parseVariants('io_method=sync;io_method=worker,io_workers=1;icl=1')).toEqual([
       { name: 'io_method=sync', session: {}, server: { io_method: 'sync' } },

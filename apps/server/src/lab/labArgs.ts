@@ -12,6 +12,9 @@ Options:
                        icl=N (io_combine_limit, blocks), io_method=sync|worker|io_uring, io_workers=N
                        default: "eic=1;eic=16;eic=64"
   --cache <state>      cold | shared-buffers-cold | warm (default cold)
+  --direct-io          direct I/O on the embedded server: restarts it with PostgreSQL's developer
+                       setting debug_io_direct = data for the experiment (and without it afterwards),
+                       so every read goes to the device, none to the OS page cache
   --rounds <n>         rounds per variant, interleaved (default 5)
   --table-mb <mb>      lab table size (default 256)
   --baseline <n>       index of the variant ratios are computed against (default 0)
@@ -46,6 +49,7 @@ export function parseLabArgs(argv: readonly string[]): LabArgs {
       options: {
         variants: { type: 'string' },
         cache: { type: 'string' },
+        'direct-io': { type: 'boolean' },
         rounds: { type: 'string' },
         'table-mb': { type: 'string' },
         baseline: { type: 'string' },
@@ -77,6 +81,7 @@ export function parseLabArgs(argv: readonly string[]): LabArgs {
     rounds,
     baseline,
     variants,
+    ...(values['direct-io'] === true ? { directIo: true } : {}),
   } as LabExperimentInput;
   const checked = labExperimentSchema.safeParse(input);
   if (!checked.success) {

@@ -89,7 +89,7 @@ export async function runLabCommand(argv: readonly string[]): Promise<number> {
     }
     const { definition } = experiment;
     const baseline = definition.variants[definition.baseline]?.name ?? 'baseline';
-    const title = `${definition.cacheState} scans of ${definition.tableMb} MB, ${plural(definition.rounds, 'round')} (${target.name})`;
+    const title = `${definition.cacheState}${definition.directIo === true ? ', direct I/O' : ''} scans of ${definition.tableMb} MB, ${plural(definition.rounds, 'round')} (${target.name})`;
     process.stdout.write(`\n${labSummaryToMarkdown(title, experiment.summary, experiment.notes, baseline)}`);
     console.log(`\nsaved: ${path.join(dataDir, 'lab', `${experiment.id}.json`)}`);
     return 0;

@@ -61,7 +61,9 @@ export interface ScanObserver {
 export async function measureRun(context: MeasureContext, planned: PlannedRun, experimentId = ''): Promise<LabRun> {
   const { control, run, table, signal } = context;
   const setup = (
-    await run.query<{ pid: number; version_num: number; io_method: string | null }>(LAB_RUN_SESSION_SETUP_SQL)
+    await run.query<{ pid: number; version_num: number; io_method: string | null; io_direct: string | null }>(
+      LAB_RUN_SESSION_SETUP_SQL,
+    )
   ).rows[0];
   if (setup === undefined) throw new Error('the run session answered nothing');
   await run.query(LAB_TRACK_IO_TIMING_SQL).catch(() => undefined); // needs superuser or a grant
@@ -110,6 +112,7 @@ export async function measureRun(context: MeasureContext, planned: PlannedRun, e
     ioMethod: setup.io_method,
     cacheState: context.cacheState,
     osResidencyBefore,
+    ioDirect: setup.io_direct,
     executionMs: figures.executionMs,
     sharedReadBlocks: figures.sharedReadBlocks,
     sharedHitBlocks: figures.sharedHitBlocks,

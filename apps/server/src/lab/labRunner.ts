@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   LAB_CONTROL_TIMEOUT_MS,
   LAB_TABLE_EXISTS_SQL,
+  describeDirectIoFailure,
   labScanTimeoutMs,
   labTableName,
   summarizeLab,
@@ -14,6 +15,10 @@ import type { TargetDefinition } from '../targets/target.ts';
 import { measureRun, type ScanObserver } from './labMeasurement.ts';
 import { LabSessions } from './labSessions.ts';
 import { assertIoUringBuild, buildLabTable, dropLabTable } from './labTable.ts';
+
+/** PostgreSQL's developer setting for direct I/O, and its value that opens data files with O_DIRECT. */
+const DIRECT_IO_SETTING = 'debug_io_direct';
+const DIRECT_IO_DATA = 'data';
 
 /** How often a cancel is repeated until the experiment has ended. */
 const CANCEL_RETRY_MS = 500;
@@ -34,7 +39,7 @@ export interface LabRunnerOptions {
 
 /**
  * Runs one experiment: builds the lab table, runs the plan (restarting the embedded server where a
- * variant's io_method / io_workers ask for it), and puts everything back afterwards. It can be
+ * variant's io_method / io_workers or the experiment's direct I/O ask for it), and puts everything back afterwards. It can be
  * cancelled at any point: cancel() stops the statement any of its sessions runs (pg_cancel_backend
  * from a session of its own), and the experiment ends as cancelled with the reason given.
  *
@@ -59,7 +64,15 @@ export class LabRunner {
     private readonly plan: readonly PlannedRun[],
   ) {
     this.sessions = new LabSessions(options.target.clientConfig);
-    this.baseSettings = options.embedded === null ? {} : { ...options.embedded.currentSettings };
+    // Direct I/O is named off ('') in the base settings: restoring them then takes it away again
+    // (a restart merges settings into the ones the server runs with, it never drops one).
+    this.baseSettings =
+      options.embedded === null
+        ? {}
+        : {
+            ...(experiment.definition.directIo === true ? { [DIRECT_IO_SETTING]: '' } : {}),
+            ...options.embedded.currentSettings,
+          };
     let markEnded: () => void = () => undefined;
     this.ended = new Promise((resolve) => (markEnded = resolve));
     this.settled = this.execute(markEnded);
@@ -124,6 +137,11 @@ export class LabRunner {
       } else {
         experiment.status = 'failed';
         experiment.error = describeDatabaseError(error);
+        // A filesystem without O_DIRECT fails the restart or the first read: say so, not just EINVAL.
+        const embedded = this.options.embedded;
+        if (embedded !== null && embedded.currentSettings[DIRECT_IO_SETTING] === DIRECT_IO_DATA) {
+          experiment.error = describeDirectIoFailure(experiment.error, embedded.dataDir);
+        }
       }
     }
     await this.sessions.closeAll();
@@ -165,7 +183,11 @@ export class LabRunner {
 
     for (const planned of this.plan) {
       signal.throwIfAborted();
-      const wanted = { ...this.baseSettings, ...stringify(planned.variant.server) };
+      const wanted = {
+        ...this.baseSettings,
+        ...stringify(planned.variant.server),
+        ...(definition.directIo === true ? { [DIRECT_IO_SETTING]: DIRECT_IO_DATA } : {}),
+      };
       if (
         embedded !== null &&
         Object.entries(wanted).some(([name, value]) => embedded.currentSettings[name] !== value)

@@ -200,6 +200,7 @@ export class LabService {
         createdAt: experiment.createdAt,
         status: experiment.status,
         cacheState: experiment.definition.cacheState,
+        directIo: experiment.definition.directIo === true,
         variants: experiment.definition.variants.map((variant) => variant.name),
         rounds: experiment.definition.rounds,
       }))

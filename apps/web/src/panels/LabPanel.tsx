@@ -1,5 +1,5 @@
 import { memo, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { LAB_PRESETS, checkLabForm, plural } from '@aioscope/core';
+import { DIRECT_IO_EXPLANATION, LAB_PRESETS, checkLabForm, plural } from '@aioscope/core';
 import {
   CACHE_STATES,
   LAB_MAX_ROUNDS,
@@ -192,6 +192,7 @@ function CurrentExperiment({ experiment }: { experiment: LabExperiment }): React
       <h3 ref={heading} tabIndex={-1}>
         <span aria-live="polite">
           {experiment.id}: {experiment.status}
+          {experiment.definition.directIo === true ? ' · direct I/O' : ''}
           {running ? ` · run ${experiment.runs.length + 1} of ${experiment.plannedRuns}` : ''}
         </span>{' '}
         {running ? (
@@ -244,6 +245,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
   // As typed: a number field being edited may be blank, and blank is not 0.
   const [rounds, setRounds] = useState('5');
   const [tableMb, setTableMb] = useState('256');
+  const [directIo, setDirectIo] = useState(false);
   const [confirm, setConfirm] = useState('');
   // From submit until the server names the new experiment, the previous one is not shown as if it were it.
   const [starting, setStarting] = useState(false);
@@ -251,8 +253,17 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
   const [raceId, setRaceId] = useState<string | null>(null);
   const startRace = useStartRace();
   const variantsHintId = useId();
+  const directIoHintId = useId();
   const embedded = info.data?.embedded === true;
-  const checked = checkLabForm({ variants, cacheState, rounds, tableMb, confirmTarget: embedded ? null : confirm });
+  const checked = checkLabForm({
+    variants,
+    cacheState,
+    rounds,
+    tableMb,
+    // Offered on the embedded server only: the only server the lab restarts.
+    directIo: embedded && directIo,
+    confirmTarget: embedded ? null : confirm,
+  });
   const formErrors = 'errors' in checked ? checked.errors : [];
   const running = experiment.data?.status === 'running' || (info.data?.active ?? null) !== null;
 
@@ -372,7 +383,22 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
               aria-label="table size in MB"
             />
           </label>
-          {embedded ? null : (
+          {embedded ? (
+            <label className="lab-direct-io">
+              <span>
+                <input
+                  type="checkbox"
+                  checked={directIo}
+                  onChange={(e) => edit(() => setDirectIo(e.target.checked))}
+                  aria-describedby={directIoHintId}
+                />{' '}
+                direct I/O (developer setting)
+              </span>
+              <span className="lab-hint" id={directIoHintId}>
+                {DIRECT_IO_EXPLANATION}
+              </span>
+            </label>
+          ) : (
             <label className="lab-confirm">
               type the server&apos;s name to confirm: <code>{target?.name}</code>
               <input
@@ -429,8 +455,9 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
                   onClick={() => choose(item.id)}
                   aria-current={item.id === selected ? 'true' : undefined}
                 >
-                  {new Date(item.createdAt).toLocaleString()} · {item.cacheState} · {item.variants.join(' / ')} ·{' '}
-                  {plural(item.rounds, 'round')} · {item.status}
+                  {new Date(item.createdAt).toLocaleString()} · {item.cacheState}
+                  {item.directIo ? ' · direct I/O' : ''} · {item.variants.join(' / ')} · {plural(item.rounds, 'round')}{' '}
+                  · {item.status}
                 </button>
               </li>
             ))}
