@@ -118,6 +118,17 @@ describe('history: pause, zoom, events, replay, share', () => {
     await page.getByTestId('back-to-live').click();
     await expect.poll(() => page.getByTestId('time-state').innerText()).toBe('live');
     await expect.poll(async () => (await dashboard.sampleStrip()).newestT).toBeGreaterThan(strip.newestT);
+
+    // The range buttons: the last minute with every sample, the last hour from roll-ups.
+    await page.getByRole('button', { name: '1 min', exact: true }).click();
+    await expect.poll(() => page.getByTestId('time-range').innerText()).toContain('every sample');
+    await expect.poll(() => dashboard.inflightPeak(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.getByRole('button', { name: '1 h', exact: true }).click();
+    await expect.poll(() => page.getByTestId('time-range').innerText()).toContain('roll-ups');
+    await page
+      .getByTestId('rollup-panels')
+      .getByRole('img', { name: /^reads in flight, max and mean/ })
+      .waitFor();
     expect(errors.join('\n')).toBe('');
   });
 

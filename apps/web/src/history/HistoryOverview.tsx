@@ -12,7 +12,9 @@ function stripRange(extent: HistoryExtent): { from: number; to: number } | null 
   const from = Math.min(extent.raw?.from ?? Infinity, extent.rollups?.from ?? Infinity);
   const to = Math.max(extent.raw?.to ?? -Infinity, extent.rollups?.to ?? -Infinity);
   if (!Number.isFinite(from) || !Number.isFinite(to) || to <= from) return null;
-  const step = 10 * ROLLUP_BASE_STEP_MS;
+  // A minute: the strip's query (up to a day of roll-ups) is asked again once a minute as the
+  // kept range grows, not at every extent refresh.
+  const step = 60 * ROLLUP_BASE_STEP_MS;
   return { from: Math.floor(from / step) * step, to: Math.ceil((to + 1) / step) * step };
 }
 

@@ -46,9 +46,11 @@ export function useOpenRecording(onOpened: (opened: OpenedRecording) => void): O
         }
         const opened = payloadChecker.check('POST /api/recordings', openedRecordingSchema, body);
         if (opened === undefined) throw new Error("the server's answer was not understood");
-        await queryClient.invalidateQueries({ queryKey: queryKeys.targets() });
+        // Straight to the recording (the answer names it and its range); only the target list is
+        // re-read, not every query of the server on screen.
         setState({ message: `Opened ${file.name}: ${opened.name}.`, tone: 'good' });
         onOpened(opened);
+        void queryClient.invalidateQueries({ queryKey: queryKeys.targets(), exact: true });
       } catch (error) {
         setState({ message: `Cannot open ${file.name}: ${(error as Error).message}`, tone: 'bad' });
       }

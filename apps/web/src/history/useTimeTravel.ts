@@ -48,6 +48,16 @@ export interface TimeTravel {
   pause: (live: LiveStore, domainEnd: number) => void;
 }
 
+/**
+ * Ranges and moments in whole milliseconds: the server's clock is fractional, the API and the
+ * URL take whole ms, and a view whose `from` differs from its answer's by a fraction would wait
+ * for data forever.
+ */
+function wholeMilliseconds(view: TimeView): TimeView {
+  if (view.mode === 'live') return view;
+  return { ...view, from: Math.floor(view.from), to: Math.ceil(view.to), at: Math.round(view.at) };
+}
+
 /** The live store's window, held still: a pause needs no round trip and works with recording off. */
 function frozenCopy(live: LiveStore, from: number, to: number): HistoryFrames {
   return {
@@ -87,14 +97,14 @@ export function useTimeTravel(
   const setView = useCallback(
     (next: TimeView) => {
       if (next.mode === 'live' || next.speed === null) setPlayingState(false);
-      setLocation({ ...location, view: next });
+      setLocation({ ...location, view: wholeMilliseconds(next) });
     },
     [location, setLocation],
   );
   const setMoment = useCallback(
     (at: number) => {
       if (location.view.mode !== 'range') return;
-      setLocation({ ...location, view: { ...location.view, at: clampAt(location.view, at) } }, 'replace');
+      setLocation({ ...location, view: { ...location.view, at: Math.round(clampAt(location.view, at)) } }, 'replace');
     },
     [location, setLocation],
   );
@@ -112,10 +122,11 @@ export function useTimeTravel(
   );
   const pause = useCallback(
     (live: LiveStore, domainEnd: number) => {
-      const from = domainEnd - WINDOW_MS;
-      setFrozen(frozenCopy(live, from, domainEnd));
+      const to = Math.ceil(domainEnd);
+      const from = to - WINDOW_MS;
+      setFrozen(frozenCopy(live, from, to));
       setPlayingState(false);
-      setLocation({ ...location, view: { mode: 'range', from, to: domainEnd, at: domainEnd, speed: null } });
+      setLocation({ ...location, view: { mode: 'range', from, to, at: to, speed: null } });
     },
     [location, setLocation],
   );
@@ -123,8 +134,13 @@ export function useTimeTravel(
   // The replay clock: moves the moment on while playing, stops at the range's end.
   useEffect(() => {
     if (!playing || range === null || range.speed === null) return undefined;
+    // The playhead moves by the wall time that passed, not by a fixed step per tick: a late tick
+    // (a busy page) would otherwise slow the replay down (4x measured 3.66x).
+    let last = performance.now();
     const timer = window.setInterval(() => {
-      const next = range.at + REPLAY_TICK_MS * (range.speed ?? 1);
+      const now = performance.now();
+      const next = range.at + (now - last) * (range.speed ?? 1);
+      last = now;
       if (next >= range.to) setPlayingState(false);
       setMoment(Math.min(next, range.to));
     }, REPLAY_TICK_MS);
