@@ -11,11 +11,13 @@
  *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
  *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
  *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
+ *   npm run bench -- --only history-browser  # past ranges, a recording file and replay drawn in Chromium
  *
  * stdout is a Markdown table (one row per measurement and condition); progress goes to stderr.
  * Each measurement writes bench/results/<name>.json; the run writes bench/results/summary.json.
  */
 import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { startBenchAioscope, type BenchAioscope } from './lib/aioscope.ts';
@@ -30,7 +32,10 @@ import {
   type BenchOptions,
   type TableRow,
 } from './lib/common.ts';
+import { useWebBuild } from './lib/dashboard.ts';
 import { runFanout } from './lib/fanout.ts';
+import { runFleet } from './lib/fleet.ts';
+import { runHistoryBrowser } from './lib/historyBrowser.ts';
 import { runLatency } from './lib/latency.ts';
 import { runMetricsScrape } from './lib/metricsScrape.ts';
 import { acquireBenchLock } from './lib/lock.ts';
@@ -55,6 +60,8 @@ const MEASUREMENTS = [
   'soak',
   'recording-open',
   'record',
+  'history-browser',
+  'fleet',
 ] as const;
 type MeasurementName = (typeof MEASUREMENTS)[number];
 const DEFAULT_SET: MeasurementName[] = [
@@ -68,6 +75,7 @@ const DEFAULT_SET: MeasurementName[] = [
   'metrics',
   'recording-open',
   'record',
+  'history-browser',
 ];
 /** The default rate of `npm start`, at which latency, fan-out and browser cost are measured. */
 const DASHBOARD_RATE_HZ = 20;
@@ -83,12 +91,14 @@ function parseOptions(argv: string[]): BenchOptions {
       soak: { type: 'string' },
       'browser-minutes': { type: 'string' },
       rounds: { type: 'string' },
+      'web-dist': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help === true) {
     process.stdout.write(
-      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE]\n' +
+      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR]\n' +
+        '  --web-dist DIR: the pages load this build instead of apps/web/dist (before/after comparisons)\n' +
         `measurements: ${MEASUREMENTS.join(', ')} (soak only when named; --soak M runs the soak)\n`,
     );
     process.exit(0);
@@ -108,6 +118,13 @@ function parseOptions(argv: string[]): BenchOptions {
     if (!Number.isFinite(parsed) || parsed <= 0) throw new BenchUsageError(`${flag} must be a positive number`);
     return parsed;
   };
+  if (values['web-dist'] !== undefined) {
+    try {
+      useWebBuild(path.resolve(values['web-dist']));
+    } catch (error) {
+      throw new BenchUsageError((error as Error).message);
+    }
+  }
   const quick = values.quick === true;
   const soakMinutes = number(values.soak, '--soak', null);
   return {
@@ -235,6 +252,12 @@ async function main(): Promise<number> {
             break;
           case 'record':
             print(await runRecord(options, cleanups));
+            break;
+          case 'history-browser':
+            print(await runHistoryBrowser(options, await sharedApp(), cleanups));
+            break;
+          case 'fleet':
+            print(await runFleet(options, cleanups));
             break;
           case 'soak':
             await closeShared(); // the soak's own aioscope at 100 Hz uses the same cluster

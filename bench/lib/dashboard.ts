@@ -13,6 +13,16 @@ export interface WebSnapshot {
 
 const SNAPSHOT_DIR = path.join(BENCH_DATA_DIR, 'web-snapshot');
 
+/** The build the pages load: apps/web/dist, or another one given with --web-dist (before/after runs). */
+let webBuild = WEB_ROOT;
+
+/** Measures another build of the page (e.g. of an earlier commit) against this aioscope. */
+export function useWebBuild(dir: string): void {
+  if (consistentBuild(dir) === null)
+    throw new Error(`--web-dist ${dir}: no complete web build (index.html and its assets)`);
+  webBuild = dir;
+}
+
 function consistentBuild(dir: string): { js: string; css: string | null } | null {
   try {
     const html = readFileSync(path.join(dir, 'index.html'), 'utf8');
@@ -33,16 +43,16 @@ function consistentBuild(dir: string): { js: string; css: string | null } | null
  */
 export async function snapshotWebApp(): Promise<WebSnapshot> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const source = consistentBuild(WEB_ROOT);
+    const source = consistentBuild(webBuild);
     if (source !== null) {
       rmSync(SNAPSHOT_DIR, { recursive: true, force: true });
-      cpSync(WEB_ROOT, SNAPSHOT_DIR, { recursive: true });
+      cpSync(webBuild, SNAPSHOT_DIR, { recursive: true });
       const copied = consistentBuild(SNAPSHOT_DIR);
       if (copied !== null) return { dir: SNAPSHOT_DIR, ...copied };
     }
     await sleep(1_000); // a build in progress: vite empties dist/ first
   }
-  throw new Error(`no complete web build in ${WEB_ROOT}: run npm run build`);
+  throw new Error(`no complete web build in ${webBuild}: run npm run build`);
 }
 
 /** Serves the page's script, its lazy chunks and stylesheet from the snapshot, whatever names the shell asks for. */
