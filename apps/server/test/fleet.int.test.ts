@@ -100,7 +100,9 @@ describe('many targets in one aioscope', () => {
       ].join('\n'),
     );
     const running = await start(file);
-    const pids = clusterPids(frozen);
+    // Listed once the monitor's sessions are connected (below): a backend forked after the list
+    // was taken would keep answering while the rest of the cluster is stopped.
+    let pids: number[] = [];
     try {
       await waitUntil(
         async () => {
@@ -111,6 +113,7 @@ describe('many targets in one aioscope', () => {
         60_000,
         'three live targets and one refused',
       );
+      pids = clusterPids(frozen);
       signal(pids, 'SIGSTOP');
       // A full sampling window (10 s) after the freeze.
       await sleep(10_500);
