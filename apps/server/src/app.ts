@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
 import { liveHubPlugin, type LiveHubOptions } from './live/liveHub.ts';
 import { registerAccessControl } from './plugins/access.ts';
+import { drainConnectionsPlugin } from './plugins/drainConnections.ts';
 import type { HistoryCatalog } from './history/historyReader.ts';
 import { OpenedRecordings } from './history/memoryHistoryCatalog.ts';
 import type { LabService } from './lab/labService.ts';
@@ -55,6 +56,8 @@ export function fastifyOptions(logLevel: string | undefined): FastifyServerOptio
  */
 export const aioscopeApp = fp<AppOptions>(
   async (app, options) => {
+    // First: its onSend hook must cover every route below.
+    await app.register(drainConnectionsPlugin);
     await app.register(helmet, {
       contentSecurityPolicy: {
         directives: {
