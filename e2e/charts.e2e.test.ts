@@ -81,6 +81,27 @@ describe('captures and a theme switch show every chart drawn, below the fold too
     await page.context().close();
   });
 
+  it('draws the histogram even when its chunk fails to load at first, as while aioscope restarts', async () => {
+    const context = await chromium.browser.newContext({ viewport: VIEWPORT });
+    let refused = 0;
+    // The first two fetches of the histogram's chunk fail as they do while the server is down.
+    await context.route('**/assets/RechartsHistogram-*.js', async (route) => {
+      if (refused < 2) {
+        refused += 1;
+        await route.abort('connectionrefused');
+      } else await route.continue();
+    });
+    const dashboard = new DashboardPage(await context.newPage());
+    await dashboard.open(baseUrl);
+    const { page } = dashboard;
+    const bars = page.locator('[role="img"][aria-label^="histogram"] .recharts-bar-rectangle');
+    await dashboard.waitUntil('histogram bars', async () => (await bars.count()) > 0, DATA_TIMEOUT_MS);
+    expect(refused).toBe(2);
+    expect(await page.getByRole('alert').filter({ hasText: 'could not be loaded' }).count()).toBe(0);
+    expect(await dashboard.connectionState()).toBe('live');
+    await context.close();
+  });
+
   it('a theme switch redraws a chart below the fold in the new theme at once', async () => {
     const { dashboard, errors } = await openWithData('dark');
     const { page } = dashboard;

@@ -271,7 +271,7 @@ export function App(): ReactNode {
               {hasLive ? (
                 <>
                   <section className="panels panels-wide">
-                    <AuditPanel target={target} />
+                    <AuditPanel target={target} connected={liveStore.serverReachable()} />
                   </section>
                   <section className="panels panels-wide">
                     <LabPanel target={target} />

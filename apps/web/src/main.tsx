@@ -3,7 +3,9 @@ import '@aioscope/spec/jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { ErrorBoundary } from 'react-error-boundary';
 import { App } from './App.tsx';
+import { PageFailure } from './app/PageFailure.tsx';
 import './styles.css';
 
 const queryClient = new QueryClient({ defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } } });
@@ -11,8 +13,10 @@ const root = document.getElementById('root');
 if (root === null) throw new Error('#root missing from index.html');
 createRoot(root).render(
   <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <App />
-    </QueryClientProvider>
+    <ErrorBoundary FallbackComponent={PageFailure}>
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
+    </ErrorBoundary>
   </StrictMode>,
 );

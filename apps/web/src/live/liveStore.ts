@@ -145,6 +145,11 @@ export class LiveStore {
     this.changed();
   }
 
+  /** Whether aioscope is reachable and its session to the server is up: REST reads of the server can work. */
+  serverReachable(): boolean {
+    return this.socketState === 'connected' && this.status?.state === 'live';
+  }
+
   /** Whether the newest frame is too old (or the target not live) for figures to call it "now". */
   isStale(browserNow: number): boolean {
     if (this.lastReceivedAt === null || browserNow - this.lastReceivedAt > STALE_AFTER_MS) return true;

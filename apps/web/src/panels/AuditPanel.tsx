@@ -6,8 +6,15 @@ import { EmptyState, Panel } from './Panel.tsx';
 const LEVEL_LABEL = { pass: 'pass', warn: 'warn', info: 'info' } as const;
 
 /** Memoized: it changes with the audit's REST data, not with the 10 Hz page renders. */
-export const AuditPanel = memo(function AuditPanel({ target }: { target: TargetSummary | undefined }): ReactNode {
-  const audit = useAudit(target?.id);
+export const AuditPanel = memo(function AuditPanel({
+  target,
+  connected,
+}: {
+  target: TargetSummary | undefined;
+  /** Whether aioscope's session to the server is up: the audit is asked for only then. */
+  connected: boolean;
+}): ReactNode {
+  const audit = useAudit(target?.id, connected);
   return (
     <Panel
       title="Settings audit"
@@ -17,7 +24,7 @@ export const AuditPanel = memo(function AuditPanel({ target }: { target: TargetS
       {audit.isError ? (
         <EmptyState>{audit.error.message}</EmptyState>
       ) : audit.data === undefined ? (
-        <EmptyState>Loading …</EmptyState>
+        <EmptyState>{connected ? 'Loading …' : 'Waiting for the connection to the server …'}</EmptyState>
       ) : (
         // On a narrow screen each finding becomes a stacked card (styles.css), not five squeezed columns.
         <table className="audit">
