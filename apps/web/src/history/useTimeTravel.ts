@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { MAX_RAW_RANGE_MS, type HistoryFrames, type IoStatDelta, type LiveFrame } from '@aioscope/spec';
 import { useHistoryFrames } from '../api/history.ts';
 import type { TimeAxis } from '../charts/timeSeriesLayers.ts';
@@ -131,21 +131,33 @@ export function useTimeTravel(
     [location, setLocation],
   );
 
+  // The replay clock reads the newest range and setter through refs: were they dependencies, every
+  // move of the moment (four a second) would restart the timer and lose the time since its last tick
+  // (4x measured 3.69x).
+  const rangeNow = useRef(range);
+  const setMomentNow = useRef(setMoment);
+  useLayoutEffect(() => {
+    rangeNow.current = range;
+    setMomentNow.current = setMoment;
+  });
+  const replaySpeed = range?.speed ?? null;
   // The replay clock: moves the moment on while playing, stops at the range's end.
   useEffect(() => {
-    if (!playing || range === null || range.speed === null) return undefined;
+    if (!playing || replaySpeed === null) return undefined;
     // The playhead moves by the wall time that passed, not by a fixed step per tick: a late tick
-    // (a busy page) would otherwise slow the replay down (4x measured 3.66x).
+    // (a busy page) would otherwise slow the replay down.
     let last = performance.now();
     const timer = window.setInterval(() => {
+      const current = rangeNow.current;
+      if (current === null) return;
       const now = performance.now();
-      const next = range.at + (now - last) * (range.speed ?? 1);
+      const next = current.at + (now - last) * replaySpeed;
       last = now;
-      if (next >= range.to) setPlayingState(false);
-      setMoment(Math.min(next, range.to));
+      if (next >= current.to) setPlayingState(false);
+      setMomentNow.current(Math.min(next, current.to));
     }, REPLAY_TICK_MS);
     return () => window.clearInterval(timer);
-  }, [playing, range, setMoment]);
+  }, [playing, replaySpeed]);
 
   const sampleIntervalMs = 1000 / (sampleRateHz || 20);
   const past = useMemo((): PastView | null => {
