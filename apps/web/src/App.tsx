@@ -158,11 +158,17 @@ export function App(): ReactNode {
               <a className="skip-link" href="#live">
                 Skip to live panels
               </a>
-              <Header target={target} store={liveStore} now={browserNow} theme={theme} onToggleTheme={toggleTheme} />
+              <Header
+                target={target}
+                store={liveStore}
+                now={browserNow}
+                theme={theme}
+                onToggleTheme={toggleTheme}
+                actions={<PresentButton frames={frames} summary={summary} target={target} />}
+              />
               {targets.error ? (
                 <div className="status-detail status-bad">Cannot load targets: {targets.error.message}</div>
               ) : null}
-              <PresentButton frames={frames} summary={summary} target={target} />
               {servers.length > 1 || target?.kind === 'recording' ? (
                 <TargetSwitcher targets={targets.data ?? []} current={targetId} onOpen={openTarget} />
               ) : null}

@@ -33,3 +33,8 @@ export function formatRelativeSeconds(t: number, now: number, zero = 'now'): str
   const seconds = Math.round((t - now) / 1000);
   return seconds === 0 ? zero : `${seconds} s`;
 }
+
+/** A moment as the clock on the wall shows it, 24-hour: "20:31:33". */
+export function formatClockTime(t: number): string {
+  return new Date(t).toLocaleTimeString([], { hour12: false });
+}

@@ -19,6 +19,14 @@ function frame(t: number, busy: boolean[], backlog: number, waits: Record<string
 }
 
 describe('workerVerdict', () => {
+  it('names the span of its evidence: the last seconds live, or as the caller describes a past one', () => {
+    const frames = Array.from({ length: 201 }, (_, i) => frame(i * 50, [true, false, false], 0));
+    expect(workerVerdict(frames, 'worker').evidence[0]).toBe('3 io workers busy in 33 % of samples (last 10 s)');
+    expect(workerVerdict(frames, 'worker', (seconds) => `${seconds} s up to 20:31:33`).evidence[0]).toBe(
+      '3 io workers busy in 33 % of samples (10 s up to 20:31:33)',
+    );
+  });
+
   it('calls all workers busy with a backlog saturated', () => {
     const frames = Array.from({ length: 20 }, (_, i) => frame(i * 50, [true, true, true], 9));
     expect(workerVerdict(frames, 'worker').level).toBe('saturated');

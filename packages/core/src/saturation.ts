@@ -28,7 +28,12 @@ function percent(fraction: number): string {
  * client backends running reads themselves (DataFileRead), which is what a backend does when the
  * worker queue is full.
  */
-export function workerVerdict(frames: readonly LiveFrame[], ioMethod: string | null): WorkerVerdict {
+export function workerVerdict(
+  frames: readonly LiveFrame[],
+  ioMethod: string | null,
+  /** Names the span the evidence covers: "last 10 s" live; a past range names its end instead. */
+  describeSpan: (seconds: number) => string = (seconds) => `last ${seconds} s`,
+): WorkerVerdict {
   if (ioMethod !== 'worker') {
     return { level: 'not applicable', summary: `io_method = ${ioMethod ?? 'unknown'}: no io workers`, evidence: [] };
   }
@@ -60,7 +65,7 @@ export function workerVerdict(frames: readonly LiveFrame[], ioMethod: string | n
   const backlogPerWorker = backlogFrames > 0 && workers > 0 ? backlogSum / backlogFrames / workers : 0;
   const seconds = Math.round((newest.t - (recent[0]?.t ?? newest.t)) / 1000);
   const evidence = [
-    `${workers} io workers busy in ${percent(busy)} of samples (last ${seconds} s)`,
+    `${workers} io workers busy in ${percent(busy)} of samples (${describeSpan(seconds)})`,
     `backlog: ${backlogPerWorker.toFixed(1)} submitted reads per worker on average`,
     `AioWorkerSubmissionQueue waits seen: ${queueWaits}`,
     `client backends reading themselves (DataFileRead): ${selfReads} samples`,

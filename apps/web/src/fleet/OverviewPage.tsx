@@ -186,6 +186,7 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
         <label className="overview-filter">
           filter{' '}
           <input
+            className="toolbar-control"
             type="search"
             value={filter}
             placeholder="name or label, e.g. env=prod"

@@ -33,6 +33,7 @@ export function TargetSwitcher({
       <label>
         server{' '}
         <select
+          className="toolbar-control"
           value={current ?? ''}
           data-testid="target-switcher"
           onChange={(event) => onOpen(event.target.value === '' ? null : event.target.value)}

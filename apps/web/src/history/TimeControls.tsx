@@ -197,6 +197,7 @@ function ReplayRow(props: TimeControlsProps & { view: Extract<TimeView, { mode: 
             <label className="time-speed">
               speed{' '}
               <select
+                className="toolbar-control"
                 value={view.speed ?? 1}
                 data-testid="replay-speed"
                 onChange={(event) => props.onView({ ...view, speed: Number(event.target.value) as ReplaySpeed })}
@@ -257,10 +258,24 @@ function CustomRange({
   return (
     <form className="time-row custom-range" onSubmit={submit} aria-label="Custom range">
       <label>
-        from <input type="datetime-local" step={1} value={from} onChange={(event) => setFrom(event.target.value)} />
+        from{' '}
+        <input
+          className="toolbar-control"
+          type="datetime-local"
+          step={1}
+          value={from}
+          onChange={(event) => setFrom(event.target.value)}
+        />
       </label>
       <label>
-        to <input type="datetime-local" step={1} value={to} onChange={(event) => setTo(event.target.value)} />
+        to{' '}
+        <input
+          className="toolbar-control"
+          type="datetime-local"
+          step={1}
+          value={to}
+          onChange={(event) => setTo(event.target.value)}
+        />
       </label>
       <button type="submit" className="time-button primary">
         Show

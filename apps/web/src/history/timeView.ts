@@ -1,4 +1,5 @@
 import { MAX_RAW_RANGE_MS } from '@aioscope/spec';
+import { formatClockTime } from '../format.ts';
 
 /**
  * What the dashboard shows, in time: the live edge, or a past range with a moment in it (the
@@ -136,7 +137,7 @@ export function replayWindow(speed: ReplaySpeed, sampleIntervalMs: number): { wi
 export function describeRange(from: number, to: number): string {
   const start = new Date(from);
   const end = new Date(to);
-  const time = (d: Date): string => d.toLocaleTimeString([], { hour12: false });
+  const time = (d: Date): string => formatClockTime(d.getTime());
   const sameDay = start.toDateString() === end.toDateString();
   return sameDay
     ? `${time(start)}–${time(end)}`

@@ -25,6 +25,8 @@ export interface HeaderProps {
   now: number;
   theme: 'dark' | 'light';
   onToggleTheme: () => void;
+  /** Buttons for the whole page (present), at the right of the title row before the theme toggle. */
+  actions?: ReactNode;
 }
 
 function connectionBadge(
@@ -57,7 +59,7 @@ function connectionBadge(
   }
 }
 
-export function Header({ target, store, now, theme, onToggleTheme }: HeaderProps): ReactNode {
+export function Header({ target, store, now, theme, onToggleTheme, actions }: HeaderProps): ReactNode {
   const badge = connectionBadge(target, store, now);
   const settings = target?.server?.settings ?? [];
   // io_workers and friends do nothing under io_uring or sync: not shown as if they mattered.
@@ -90,10 +92,13 @@ export function Header({ target, store, now, theme, onToggleTheme }: HeaderProps
             How often each source is read. Every figure on this page comes from one of these.
           </Explain>
         </div>
-        {/* Named by its visible text, so a voice user can say what they see. */}
-        <button type="button" className="theme-toggle" onClick={onToggleTheme}>
-          {theme === 'dark' ? 'light theme' : 'dark theme'}
-        </button>
+        <div className="header-actions">
+          {actions}
+          {/* Named by its visible text, so a voice user can say what they see. */}
+          <button type="button" className="theme-toggle" onClick={onToggleTheme}>
+            {theme === 'dark' ? 'light theme' : 'dark theme'}
+          </button>
+        </div>
       </div>
       {badge.detail !== '' ? <div className={`status-detail status-${badge.tone}`}>{badge.detail}</div> : null}
       <div className="settings-row">

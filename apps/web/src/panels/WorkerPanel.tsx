@@ -2,11 +2,11 @@ import { useMemo, type ReactNode } from 'react';
 import { bucketize, workerVerdict, type BucketRow, type LiveWindowSummary } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
-import { formatNumber, formatPercent } from '../format.ts';
+import { formatClockTime, formatNumber, formatPercent } from '../format.ts';
 import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
-import { useWindowText } from '../history/windowText.ts';
+import { LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
 
 const SERIES: Series[] = [{ key: 'busy', label: 'io workers busy', color: 'var(--series-3)' }];
 const BACKLOG_SERIES: Series[] = [
@@ -117,11 +117,18 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
     () => presentWorkersOnly(summary.perWorkerBusyFraction, presentWorkerPids(frames)),
     [summary.perWorkerBusyFraction, frames],
   );
-  const verdict = useMemo(
-    () => workerVerdict(frames, target?.server?.ioMethod ?? null),
-    [frames, target?.server?.ioMethod],
-  );
   const latest = frames[frames.length - 1];
+  // In a past range "the last 10 s" would read as now: the span is named by the time it ends.
+  const live = useWindowText() === LIVE_WINDOW_TEXT;
+  const verdict = useMemo(
+    () =>
+      workerVerdict(
+        frames,
+        target?.server?.ioMethod ?? null,
+        live || latest === undefined ? undefined : (seconds) => `${seconds} s up to ${formatClockTime(latest.t)}`,
+      ),
+    [frames, target?.server?.ioMethod, live, latest],
+  );
   const reason = noWorkersReason(target);
   const busyNow = latest?.ioWorkers.filter((worker) => worker.busy).length ?? 0;
   const workersNow = latest?.ioWorkers.length ?? 0;
