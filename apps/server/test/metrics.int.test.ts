@@ -1,9 +1,12 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { DEMO_TABLE } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
+import { REPO_ROOT } from '../src/config/config.ts';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
@@ -37,6 +40,7 @@ describe('a real Prometheus scraping aioscope watching a real PostgreSQL 18', ()
   let url: string;
   let prometheus: RunningPrometheus;
   const frames: LiveFrame[] = [];
+  const startedAt = Date.now();
   const deltas: IoStatDelta[] = [];
 
   beforeAll(async () => {
@@ -135,5 +139,52 @@ describe('a real Prometheus scraping aioscope watching a real PostgreSQL 18', ()
       (value) => value !== null,
     );
     expect(ioMethodRule, 'the audit arrived and io_method = worker passes').toBe(0);
+  });
+
+  it('keeps pg_stat_io rows apart by backend_type, object and context, adding up to the total', async () => {
+    const rows = await prometheus.query('aioscope_pg_stat_io_reads_total{target="embedded"}');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows)
+      expect(Object.keys(row.metric)).toEqual(expect.arrayContaining(['backend_type', 'object', 'context']));
+    expect(rows.map((row) => row.metric.object)).not.toContain('wal');
+    const total = rows.reduce((sum, row) => sum + Number(row.value[1]), 0);
+    expect(total).toBe(await single('sum(aioscope_pg_stat_io_reads_total{target="embedded"})'));
+    const scans = await single(
+      'sum(aioscope_pg_stat_io_reads_total{target="embedded",backend_type="client backend",object="relation",context="bulkread"})',
+    );
+    expect(scans ?? 0, 'the cold scans read through the bulkread ring').toBeGreaterThanOrEqual(
+      (2 * table.relationBytes) / 131_072,
+    );
+  });
+
+  it('answers every query of the Grafana dashboard, as Grafana would send it', async () => {
+    const dashboard = JSON.parse(
+      await readFile(path.join(REPO_ROOT, 'deploy/grafana/aioscope-dashboard.json'), 'utf8'),
+    ) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    // Grafana's variables as it fills them: this target, and a rate window of several scrapes.
+    const asGrafanaSends = (expr: string): string =>
+      expr.replaceAll('$target', 'embedded').replaceAll('$__rate_interval', '1m').replaceAll('$__interval', '15s');
+    // A panel asks for a range (query_range), the time since this test file started at a 1 s step
+    // (the scrape interval), as a dashboard's time picker would.
+    const end = Date.now() / 1000;
+    const rangeQuery = async (expr: string): Promise<number> => {
+      const params = new URLSearchParams({ query: expr, start: String(startedAt / 1000), end: String(end), step: '1' });
+      const body = (await (await fetch(`${prometheus.url}/api/v1/query_range?${params}`)).json()) as {
+        status: string;
+        error?: string;
+        data?: { result: unknown[] };
+      };
+      if (body.status !== 'success') throw new Error(`${expr}: ${body.error ?? 'failed'}`);
+      return body.data?.result.length ?? 0;
+    };
+    const empty: string[] = [];
+    for (const panel of dashboard.panels) {
+      let series = 0;
+      for (const target of panel.targets) series += await rangeQuery(asGrafanaSends(target.expr));
+      if (series === 0) empty.push(panel.title);
+    }
+    expect(empty, 'panels with no data after the cold scans').toEqual([]);
   });
 });

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   bytesPerReadSeries,
   diffIoCounters,
+  parseStatIoGroupKey,
   parseStatIoRows,
+  statIoGroupKey,
   type IoCounters,
   type StatIoQueryRow,
 } from './ioStats.ts';
@@ -30,6 +32,17 @@ describe('pg_stat_io deltas (recorded on PostgreSQL 18)', () => {
     expect(client?.readBytes).toBeLessThan(fixture.tableBytes * 1.02);
     expect(delta.bytesPerRead).toBeGreaterThan(100 * 1024);
     expect(delta.intervalSeconds).toBeGreaterThan(0);
+  });
+
+  it('keeps each pg_stat_io row apart by backend_type, object and context, adding up to the totals', () => {
+    const delta = diffIoCounters(counters(fixture.before), counters(fixture.afterScan));
+    const groups = delta.byGroup ?? {};
+    const sum = Object.values(groups).reduce((total, group) => total + group.reads, 0);
+    expect(sum).toBe(delta.reads);
+    const scan = groups[statIoGroupKey({ backendType: 'client backend', object: 'relation', context: 'bulkread' })];
+    expect(scan?.readBytes).toBeGreaterThan(fixture.tableBytes * 0.98);
+    for (const key of Object.keys(groups)) expect(statIoGroupKey(parseStatIoGroupKey(key) ?? ({} as never))).toBe(key);
+    expect(parseStatIoGroupKey('client backend/relation')).toBeNull();
   });
 
   it("treats pg_stat_reset_shared('io') as a reset, never a negative rate", () => {

@@ -22,6 +22,29 @@ export interface IoCounters {
   byBackendType: Record<string, { reads: number; readBytes: number }>;
   /** By pg_stat_io context: `bulkread` is the ring large sequential scans read through. */
   byContext: Record<string, { reads: number; readBytes: number }>;
+  /** By pg_stat_io row (statIoGroupKey). */
+  byGroup: Record<string, { reads: number; readBytes: number }>;
+}
+
+/** What a pg_stat_io row is counted under: its backend_type, object and context. */
+export interface StatIoGroup {
+  backendType: string;
+  object: string;
+  context: string;
+}
+
+/** None of PostgreSQL's backend types, objects or contexts contains a slash. */
+const GROUP_SEPARATOR = '/';
+
+export function statIoGroupKey(group: StatIoGroup): string {
+  return [group.backendType, group.object, group.context].join(GROUP_SEPARATOR);
+}
+
+/** The inverse of statIoGroupKey; null for a key it did not make. */
+export function parseStatIoGroupKey(key: string): StatIoGroup | null {
+  const [backendType, object, context, extra] = key.split(GROUP_SEPARATOR);
+  if (backendType === undefined || object === undefined || context === undefined || extra !== undefined) return null;
+  return { backendType, object, context };
 }
 
 /**
@@ -39,6 +62,7 @@ export function parseStatIoRows(rows: readonly StatIoQueryRow[]): IoCounters | n
     readTimeMs: 0,
     byBackendType: {},
     byContext: {},
+    byGroup: {},
   };
   for (const row of rows) {
     if (row.stats_reset !== null && (counters.statsReset === null || row.stats_reset > counters.statsReset)) {
@@ -56,6 +80,10 @@ export function parseStatIoRows(rows: readonly StatIoQueryRow[]): IoCounters | n
     const perContext = (counters.byContext[row.context] ??= { reads: 0, readBytes: 0 });
     perContext.reads += reads;
     perContext.readBytes += readBytes;
+    const key = statIoGroupKey({ backendType: row.backend_type, object: row.object, context: row.context });
+    const perGroup = (counters.byGroup[key] ??= { reads: 0, readBytes: 0 });
+    perGroup.reads += reads;
+    perGroup.readBytes += readBytes;
   }
   return counters;
 }
@@ -83,6 +111,7 @@ export function diffIoCounters(previous: IoCounters, current: IoCounters): IoSta
       bytesPerRead: null,
       byBackendType: {},
       byContext: {},
+      byGroup: {},
     };
   }
   const reads = current.reads - previous.reads;
@@ -99,6 +128,7 @@ export function diffIoCounters(previous: IoCounters, current: IoCounters): IoSta
     bytesPerRead: reads > 0 ? readBytes / reads : null,
     byBackendType,
     byContext,
+    byGroup: diffGroups(previous.byGroup, current.byGroup),
   };
 }
 

@@ -201,5 +201,10 @@ export const ioStatDeltaSchema = z.object({
   byBackendType: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })),
   /** By pg_stat_io context; `bulkread` is the ring that large sequential scans read through. */
   byContext: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })),
+  /**
+   * By pg_stat_io row: keys "backend_type/object/context" (statIoGroupKey in core), for the
+   * /metrics counters. Absent in recordings made before it existed.
+   */
+  byGroup: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })).optional(),
 });
 export type IoStatDelta = z.infer<typeof ioStatDeltaSchema>;

@@ -141,23 +141,13 @@ function defineFamilies(registry: Registry) {
 
     statReads: counter(
       'aioscope_pg_stat_io_reads_total',
-      `Read operations by backend_type (${STAT_IO}), ${SINCE_START}.`,
-      ['backend_type'],
+      `Read operations by backend_type, object and context, e.g. context bulkread for large sequential scans (${STAT_IO}), ${SINCE_START}.`,
+      ['backend_type', 'object', 'context'],
     ),
     statReadBytes: counter(
       'aioscope_pg_stat_io_read_bytes_total',
-      `Bytes read by backend_type (${STAT_IO}), ${SINCE_START}.`,
-      ['backend_type'],
-    ),
-    statContextReads: counter(
-      'aioscope_pg_stat_io_context_reads_total',
-      `Read operations by context, e.g. bulkread for large sequential scans (${STAT_IO}), ${SINCE_START}.`,
-      ['context'],
-    ),
-    statContextReadBytes: counter(
-      'aioscope_pg_stat_io_context_read_bytes_total',
-      `Bytes read by context (${STAT_IO}), ${SINCE_START}.`,
-      ['context'],
+      `Bytes read by backend_type, object and context (${STAT_IO}), ${SINCE_START}.`,
+      ['backend_type', 'object', 'context'],
     ),
     statReadTime: counter(
       'aioscope_pg_stat_io_read_time_seconds_total',

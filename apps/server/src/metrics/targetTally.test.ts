@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bytesPerReadSeries, summarizeLiveWindow } from '@aioscope/core';
+import { bytesPerReadSeries, parseStatIoGroupKey, summarizeLiveWindow } from '@aioscope/core';
 import type { IoStatDelta } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
 import { TargetTally } from './targetTally.ts';
@@ -44,14 +44,18 @@ describe('TargetTally over recorded frames', () => {
     let previousReads = 0;
     for (const delta of deltas) {
       tally.addIoDelta(delta, 0);
-      const reads = Object.values(tally.totals.statByBackendType).reduce((sum, group) => sum + group.reads, 0);
+      const reads = Object.values(tally.totals.statByGroup).reduce((sum, group) => sum + group.reads, 0);
       expect(reads, 'a counter only goes up').toBeGreaterThanOrEqual(previousReads);
       previousReads = reads;
     }
     const counted = deltas.filter((delta) => !delta.reset);
     expect(previousReads).toBe(counted.reduce((sum, delta) => sum + delta.reads, 0));
-    const contextBytes = Object.values(tally.totals.statByContext).reduce((sum, group) => sum + group.readBytes, 0);
-    expect(contextBytes).toBe(counted.reduce((sum, delta) => sum + delta.readBytes, 0));
+    const groupBytes = Object.values(tally.totals.statByGroup).reduce((sum, group) => sum + group.readBytes, 0);
+    expect(groupBytes).toBe(counted.reduce((sum, delta) => sum + delta.readBytes, 0));
+    // Every row the recorded servers read from is kept apart: relation and temp relation, each context.
+    const groups = Object.keys(tally.totals.statByGroup).map((key) => parseStatIoGroupKey(key));
+    expect(groups).not.toContain(null);
+    expect(groups.map((group) => group?.context)).toContain('bulkread');
     expect(tally.totals.statResets).toBe(deltas.length - counted.length);
   });
 
@@ -66,10 +70,14 @@ describe('TargetTally over recorded frames', () => {
       bytesPerRead: reset ? null : 131_072,
       byBackendType: reset ? {} : { 'client backend': { reads, readBytes: reads * 131_072 } },
       byContext: reset ? {} : { bulkread: { reads, readBytes: reads * 131_072 } },
+      byGroup: reset ? {} : { 'client backend/relation/bulkread': { reads, readBytes: reads * 131_072 } },
     });
     const tally = new TargetTally(0);
     for (const d of [delta(1_000, 100), delta(2_000, 0, true), delta(3_000, 40)]) tally.addIoDelta(d, 0);
-    expect(tally.totals.statByBackendType['client backend']).toEqual({ reads: 140, readBytes: 140 * 131_072 });
+    expect(tally.totals.statByGroup['client backend/relation/bulkread']).toEqual({
+      reads: 140,
+      readBytes: 140 * 131_072,
+    });
     expect(tally.totals.statResets).toBe(1);
     // The exact bytes per read does not reach across the reset (core/ioStats.ts).
     expect(tally.exactBytesPerRead()).toBe(bytesPerReadSeries([delta(3_000, 40)]).at(-1)?.weighted);

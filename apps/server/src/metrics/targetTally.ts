@@ -20,8 +20,8 @@ export interface TargetTotals {
   newReadBytes: number;
   workerSamples: number;
   workerBusy: number;
-  statByBackendType: ReadTotals;
-  statByContext: ReadTotals;
+  /** pg_stat_io reads by row: keys "backend_type/object/context" (core's statIoGroupKey). */
+  statByGroup: ReadTotals;
   statReadTimeMs: number;
   /** pg_stat_io intervals skipped because the counters were reset inside them. */
   statResets: number;
@@ -66,8 +66,7 @@ export class TargetTally {
     newReadBytes: 0,
     workerSamples: 0,
     workerBusy: 0,
-    statByBackendType: {},
-    statByContext: {},
+    statByGroup: {},
     statReadTimeMs: 0,
     statResets: 0,
   };
@@ -101,8 +100,7 @@ export class TargetTally {
       this.totals.statResets++;
       return;
     }
-    addTo(this.totals.statByBackendType, delta.byBackendType);
-    addTo(this.totals.statByContext, delta.byContext);
+    addTo(this.totals.statByGroup, delta.byGroup ?? {});
     this.totals.statReadTimeMs += delta.readTimeMs;
   }
 

@@ -1,4 +1,5 @@
 import { CONNECTION_STATES, type AuditReport, type LiveFrame, type TargetSummary } from '@aioscope/spec';
+import { parseStatIoGroupKey } from '@aioscope/core';
 import type { MetricFamilies } from './metricFamilies.ts';
 import type { ScrapeInterval, TargetTally } from './targetTally.ts';
 
@@ -52,13 +53,12 @@ function writeTotals(f: MetricFamilies, labels: Labels, tally: TargetTally, work
     f.workerSamples.inc(labels, totals.workerSamples);
     f.workerBusySamples.inc(labels, totals.workerBusy);
   }
-  for (const [backendType, sum] of Object.entries(totals.statByBackendType)) {
-    f.statReads.inc({ ...labels, backend_type: backendType }, sum.reads);
-    f.statReadBytes.inc({ ...labels, backend_type: backendType }, sum.readBytes);
-  }
-  for (const [context, sum] of Object.entries(totals.statByContext)) {
-    f.statContextReads.inc({ ...labels, context }, sum.reads);
-    f.statContextReadBytes.inc({ ...labels, context }, sum.readBytes);
+  for (const [key, sum] of Object.entries(totals.statByGroup)) {
+    const group = parseStatIoGroupKey(key);
+    if (group === null) continue;
+    const rowLabels = { ...labels, backend_type: group.backendType, object: group.object, context: group.context };
+    f.statReads.inc(rowLabels, sum.reads);
+    f.statReadBytes.inc(rowLabels, sum.readBytes);
   }
   f.statReadTime.inc(labels, totals.statReadTimeMs / 1000);
   f.statResets.inc(labels, totals.statResets);
