@@ -27,7 +27,10 @@ class Viewer {
   frames = 0;
   disconnected = false;
 
-  constructor(url: string) {
+  constructor(
+    url: string,
+    private readonly targetId: string,
+  ) {
     this.socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: true });
     this.socket.io.on('open', () => {
       this.socket.io.engine.on('packet', (packet: { type: string; data?: unknown }) => {
@@ -53,7 +56,7 @@ class Viewer {
     });
   }
 
-  /** Connects and joins the embedded target; resolves once the snapshot arrived. */
+  /** Connects and joins its target; resolves once the snapshot arrived. */
   join(): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('viewer did not get a snapshot in time')), JOIN_TIMEOUT_MS);
@@ -66,7 +69,7 @@ class Viewer {
         reject(error);
       });
       this.socket.on('connect', () => {
-        this.socket.emit('joinTarget', { targetId: 'embedded' }, (reply) => {
+        this.socket.emit('joinTarget', { targetId: this.targetId }, (reply) => {
           if (!reply.ok) {
             clearTimeout(timer);
             reject(new Error(reply.error));
@@ -83,10 +86,14 @@ class Viewer {
 
 const viewers: Viewer[] = [];
 
-async function setViewers(url: string, count: number): Promise<number> {
+async function setViewers(url: string, count: number, targetIds: readonly string[] = ['embedded']): Promise<number> {
   while (viewers.length > count) viewers.pop()?.close();
   while (viewers.length < count) {
-    const batch = Array.from({ length: Math.min(CONNECT_BATCH, count - viewers.length) }, () => new Viewer(url));
+    const first = viewers.length;
+    const batch = Array.from(
+      { length: Math.min(CONNECT_BATCH, count - viewers.length) },
+      (_, i) => new Viewer(url, targetIds[(first + i) % targetIds.length] ?? 'embedded'),
+    );
     viewers.push(...batch);
     await Promise.all(batch.map((viewer) => viewer.join()));
   }
@@ -137,7 +144,12 @@ process.on('message', (raw) => {
     try {
       switch (request.type) {
         case 'setViewers':
-          reply({ id: request.id, ok: true, type: 'done', viewers: await setViewers(request.url, request.count) });
+          reply({
+            id: request.id,
+            ok: true,
+            type: 'done',
+            viewers: await setViewers(request.url, request.count, request.targetIds),
+          });
           break;
         case 'measureStart':
           measureStart();

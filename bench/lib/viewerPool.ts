@@ -56,8 +56,9 @@ export class ViewerPool {
     return message;
   }
 
-  async setViewers(url: string, count: number): Promise<void> {
-    await this.request({ type: 'setViewers', url, count }, 90_000);
+  /** Viewer i joins targetIds[i % length]: one target ('embedded') unless given. */
+  async setViewers(url: string, count: number, targetIds?: string[]): Promise<void> {
+    await this.request({ type: 'setViewers', url, count, ...(targetIds === undefined ? {} : { targetIds }) }, 90_000);
   }
 
   async measureStart(): Promise<void> {

@@ -1,7 +1,8 @@
 /** Messages between bench/run.ts and the bench/viewers.ts child process (over the fork IPC channel). */
 
 export type ViewerRequest =
-  | { id: number; type: 'setViewers'; url: string; count: number }
+  /** Viewer i joins targetIds[i % length] ('embedded' when absent). */
+  | { id: number; type: 'setViewers'; url: string; count: number; targetIds?: string[] }
   | { id: number; type: 'measureStart' }
   | { id: number; type: 'measureStop' }
   | { id: number; type: 'exit' };

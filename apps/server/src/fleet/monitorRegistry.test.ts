@@ -1,13 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { FleetTarget } from '../targets/targetsFile.ts';
-import { followMonitors, MonitorRegistry } from './monitorRegistry.ts';
+import { followMonitors, MonitorRegistry, spreadPhase } from './monitorRegistry.ts';
 
 /** Just enough of a monitor to see it started and stopped; no database. */
-function fakeMonitor(id: string, log: string[]): TargetMonitor {
+function fakeMonitor(id: string, log: string[], phases: number[] = []): TargetMonitor {
   return {
     id,
-    start: () => void log.push(`start ${id}`),
+    start: (phase = 0) => {
+      log.push(`start ${id}`);
+      phases.push(phase);
+    },
     stop: () => Promise.resolve(void log.push(`stop ${id}`)),
     on: () => () => undefined,
   } as unknown as TargetMonitor;
@@ -67,5 +70,30 @@ describe('MonitorRegistry', () => {
     expect(attached.size).toBe(0);
     await registry.close();
     expect(registry.monitors.size).toBe(0);
+  });
+});
+
+describe('spreadPhase', () => {
+  it('shares the places on the interval evenly among any number of monitors', () => {
+    for (const count of [4, 8, 20, 50]) {
+      const perPlace = new Map<number, number>();
+      for (let n = 0; n < count; n++) perPlace.set(spreadPhase(n), (perPlace.get(spreadPhase(n)) ?? 0) + 1);
+      expect([...perPlace.keys()].sort()).toEqual([0, 0.25, 0.5, 0.75]);
+      for (const monitors of perPlace.values())
+        expect(Math.abs(monitors - count / 4), `${count} monitors`).toBeLessThan(1);
+    }
+  });
+
+  it('gives each monitor the registry starts the next phase', async () => {
+    const phases: number[] = [];
+    const registry = new MonitorRegistry({
+      defaultRate: 20,
+      budgetShare: 0.01,
+      log: () => undefined,
+      create: (t) => fakeMonitor(t.definition.id, [], phases),
+    });
+    await registry.apply([target('a', 'h1'), target('b', 'h2'), target('c', 'h3'), target('d', 'h4')]);
+    expect(phases).toEqual([0, 0.25, 0.5, 0.75]);
+    await registry.close();
   });
 });

@@ -82,6 +82,8 @@ export class MonitorRegistry implements MonitorChanges {
   readonly monitors = new Map<string, TargetMonitor>();
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(change: MonitorChange) => void>();
+  /** Monitors started so far: the next one's phase (spreadPhase). */
+  private startedCount = 0;
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -136,7 +138,7 @@ export class MonitorRegistry implements MonitorChanges {
         : null;
     this.entries.set(target.definition.id, { target, rate, monitor, governor });
     this.monitors.set(monitor.id, monitor);
-    monitor.start();
+    monitor.start(spreadPhase(this.startedCount++));
     this.emit({ kind: 'added', monitor });
   }
 
@@ -158,4 +160,22 @@ export class MonitorRegistry implements MonitorChanges {
       }
     }
   }
+}
+
+/**
+ * Places on the interval monitors are spread over. Each place is a wake-up of the event loop
+ * for its monitors together; measured with 20 targets at 20 Hz (npm run bench fleet, 10 s
+ * windows, 2 runs each): all at once, 0.50–0.69 % of a core per target and jitter p95 5.2–6.0 ms
+ * (one target: 1.4–1.6 ms); every monitor at a place of its own, 0.88–0.99 % and 1.8–1.9 ms;
+ * 4 places, 0.70–0.76 % and 2.5–3.3 ms: most of the jitter gone for a third of the cost.
+ */
+const PHASE_PLACES = 4;
+
+/**
+ * The phase of the n-th monitor started: twenty targets at 20 Hz started together fired twenty
+ * queries in the same millisecond, 20 times a second, and each waited behind the others. Taken
+ * in turn, the places hold the monitors started evenly (removals may leave them a little uneven).
+ */
+export function spreadPhase(n: number): number {
+  return (n % PHASE_PLACES) / PHASE_PLACES;
 }

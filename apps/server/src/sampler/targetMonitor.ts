@@ -79,16 +79,29 @@ export class TargetMonitor implements MonitorFeed {
     this.serverInfo.onRead((server, capabilities) => this.events.emit('serverInfo', { server, capabilities }));
   }
 
-  start(): void {
+  /**
+   * Starts sampling. `phase` (0 to 1) places this monitor's ticks on its interval: monitors started
+   * together would otherwise tick at the same instants, their queries arriving as one burst.
+   */
+  start(phase = 0): void {
+    const intervalMs = 1000 / this.sampleRateHz;
     this.fastTicker = startTicker({
-      intervalMs: 1000 / this.sampleRateHz,
+      intervalMs,
+      firstTickInMs: phase * intervalMs,
       run: () => this.fast.tick(),
       onSkipped: (count) => {
         this.fast.skipped(count);
         this.totalSkipped += count;
       },
     });
-    this.tickers.push(this.fastTicker, startTicker({ intervalMs: STAT_INTERVAL_MS, run: () => this.stat.tick() }));
+    this.tickers.push(
+      this.fastTicker,
+      startTicker({
+        intervalMs: STAT_INTERVAL_MS,
+        firstTickInMs: phase * STAT_INTERVAL_MS,
+        run: () => this.stat.tick(),
+      }),
+    );
   }
 
   /** The fast tick's rate from now on (the cost budget moves it); summary() reports it. */

@@ -13,6 +13,18 @@ afterEach(() => {
 });
 
 describe('startTicker', () => {
+  it('runs its first tick after firstTickInMs, then on the grid from there', async () => {
+    const startedAt: number[] = [];
+    const ticker = startTicker({
+      intervalMs: 50,
+      firstTickInMs: 20,
+      run: async () => void startedAt.push(performance.now()),
+    });
+    await vi.advanceTimersByTimeAsync(180);
+    ticker.stop();
+    expect(startedAt).toEqual([20, 70, 120, 170]);
+  });
+
   it('never overlaps a slow tick and counts the skipped slots', async () => {
     let running = 0;
     let maxConcurrent = 0;

@@ -1,6 +1,8 @@
 // The global performance clock (not node:perf_hooks' binding), so tests can fake it with the timers.
 export interface TickerOptions {
   intervalMs: number;
+  /** When the first tick runs, ms from now (a phase on the grid); 0 when absent. */
+  firstTickInMs?: number;
   /** One tick. It is never started again while still running. */
   run: () => Promise<void>;
   /** Slots skipped: the previous tick ended more than half an interval after them. */
@@ -33,7 +35,8 @@ export function startTicker(options: TickerOptions): Ticker {
   let stopped = false;
   let waiting = true;
   let timer: NodeJS.Timeout | undefined;
-  let slot = performance.now();
+  const firstTickInMs = options.firstTickInMs ?? 0;
+  let slot = performance.now() + firstTickInMs;
 
   const loop = async (): Promise<void> => {
     if (stopped) return;
@@ -57,7 +60,7 @@ export function startTicker(options: TickerOptions): Ticker {
     timer = setTimeout(() => void loop(), Math.max(0, slot - now));
   };
 
-  timer = setTimeout(() => void loop(), 0);
+  timer = setTimeout(() => void loop(), firstTickInMs);
   return {
     stop(): void {
       stopped = true;
