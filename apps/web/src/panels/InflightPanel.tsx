@@ -10,7 +10,7 @@ import { useLatestFrame } from '../live/useLatestFrame.ts';
 import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
-import { capitalize, useWindowText } from '../history/windowText.ts';
+import { capitalize, LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
 
 const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color: 'var(--series-1)' }];
 
@@ -142,7 +142,8 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
             />
           </div>
           <p className="chart-caption">
-            Every sample of the last {STRIP_WINDOW_MS / 1000} s ({rate} Hz, not averaged):
+            Every sample of the {STRIP_WINDOW_MS / 1000} s{' '}
+            {windowText === LIVE_WINDOW_TEXT ? 'up to now' : 'up to the moment shown'} ({rate} Hz, not averaged):
           </p>
           <LiveSampleStrip
             store={store}
