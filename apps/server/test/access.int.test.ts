@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
-import { startTestPostgres } from './support/testPostgres.ts';
+import { embeddedTarget, startTestPostgres } from './support/testPostgres.ts';
 
 const TOKEN = 'test-token-0123456789';
 
@@ -33,10 +33,7 @@ describe('access control and what reaches the browser', () => {
   beforeAll(async () => {
     server = await startTestPostgres('access');
     password = String(server.connectionConfig.password);
-    monitor = new TargetMonitor(
-      { id: 'embedded', name: 'embedded PostgreSQL 18', kind: 'embedded', clientConfig: server.connectionConfig },
-      { sampleRateHz: 20, demoWorkload: false },
-    );
+    monitor = new TargetMonitor(embeddedTarget(server), { sampleRateHz: 20, demoWorkload: false });
     monitor.start();
     ({ app } = await buildApp({ monitors: new Map([[monitor.id, monitor]]), webRoot: '/nonexistent', token: TOKEN }));
     await app.listen({ host: '127.0.0.1', port: 0 });

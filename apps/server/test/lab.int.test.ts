@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.ts';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
-import { TEST_DATA_ROOT, connect, startTestPostgres } from './support/testPostgres.ts';
+import { connect, embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';
 
 const RESULTS = path.join(TEST_DATA_ROOT, 'lab-results');
 
@@ -30,12 +30,7 @@ describe('scan lab on a real embedded PostgreSQL 18', () => {
     await rm(RESULTS, { recursive: true, force: true });
     server = await startTestPostgres('lab');
     admin = await connect(server);
-    target = {
-      id: 'embedded',
-      name: 'embedded PostgreSQL 18',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
+    target = embeddedTarget(server);
     lab = new LabService({ target, embedded: server, resultsDir: RESULTS, allowExternal: false });
   });
 

@@ -10,7 +10,7 @@ import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
 import { waitUntil, withTimeout } from './support/polling.ts';
-import { TEST_DATA_ROOT, connect, startTestPostgres } from './support/testPostgres.ts';
+import { connect, embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';
 
 const RESULTS = path.join(TEST_DATA_ROOT, 'lab-cancel-results');
 /** Generous bounds for waiting on a state; the cancel itself is measured and reported, not asserted. */
@@ -31,12 +31,7 @@ describe('cancelling a scan-lab experiment on a real embedded PostgreSQL 18', ()
   beforeAll(async () => {
     await rm(RESULTS, { recursive: true, force: true });
     server = await startTestPostgres('lab-cancel');
-    target = {
-      id: 'embedded',
-      name: 'embedded PostgreSQL 18',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
+    target = embeddedTarget(server);
   });
 
   afterAll(async () => {

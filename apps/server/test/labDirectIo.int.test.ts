@@ -6,7 +6,7 @@ import type { LabExperiment, LabExperimentInput } from '@aioscope/spec';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
-import { TEST_DATA_ROOT, connect, startTestPostgres } from './support/testPostgres.ts';
+import { connect, embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';
 
 const RESULTS = path.join(TEST_DATA_ROOT, 'lab-direct-io-results');
 
@@ -17,12 +17,7 @@ describe('scan lab with direct I/O on a real embedded PostgreSQL 18', () => {
   beforeAll(async () => {
     await rm(RESULTS, { recursive: true, force: true });
     server = await startTestPostgres('lab-direct-io');
-    target = {
-      id: 'embedded',
-      name: 'embedded PostgreSQL 18',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
+    target = embeddedTarget(server);
   });
 
   afterAll(async () => {

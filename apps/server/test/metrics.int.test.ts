@@ -11,7 +11,7 @@ import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/d
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { promtool, startPrometheus, type RunningPrometheus } from './support/prometheus.ts';
-import { connect, startTestPostgres } from './support/testPostgres.ts';
+import { connect, embeddedTarget, startTestPostgres } from './support/testPostgres.ts';
 
 const TOKEN = 'metrics-int-token-0123456789';
 const TABLE_BYTES = 128 * 1024 * 1024;
@@ -47,10 +47,7 @@ describe('a real Prometheus scraping aioscope watching a real PostgreSQL 18', ()
     server = await startTestPostgres('metrics');
     setup = await connect(server);
     table = await ensureDemoTable(setup, TABLE_BYTES, (relative) => server.resolveDataPath(relative));
-    monitor = new TargetMonitor(
-      { id: 'embedded', name: 'embedded PostgreSQL 18', kind: 'embedded', clientConfig: server.connectionConfig },
-      { sampleRateHz: 20, demoWorkload: false },
-    );
+    monitor = new TargetMonitor(embeddedTarget(server), { sampleRateHz: 20, demoWorkload: false });
     // The app subscribes first, then the test: both see every event from the first tick on.
     ({ app } = await buildApp({ monitors: new Map([[monitor.id, monitor]]), webRoot: '/nonexistent', token: TOKEN }));
     monitor.on('frame', (frame) => frames.push(frame));

@@ -7,7 +7,7 @@ import { readRecording } from '../src/history/recordingFileReader.ts';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
-import { TEST_DATA_ROOT, startTestPostgres } from './support/testPostgres.ts';
+import { embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';
 
 const RESULTS = path.join(TEST_DATA_ROOT, 'race-results');
 /** Table size for the race: set by AIOSCOPE_RACE_TABLE_MB when measuring, small by default to keep the test short. */
@@ -21,12 +21,7 @@ describe('race capture on a real embedded PostgreSQL 18', () => {
   beforeAll(async () => {
     await rm(RESULTS, { recursive: true, force: true });
     server = await startTestPostgres('race');
-    const target: TargetDefinition = {
-      id: 'embedded',
-      name: 'embedded PostgreSQL 18',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
+    const target: TargetDefinition = embeddedTarget(server);
     lab = new LabService({ target, embedded: server, resultsDir: RESULTS, allowExternal: false });
     built = await buildApp({ monitors: new Map(), webRoot: '/nonexistent', lab });
   });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT } from '../../src/config/config.ts';
 import { EmbeddedPostgresServer } from '../../src/plugins/embeddedPostgres.ts';
+import type { TargetDefinition } from '../../src/targets/target.ts';
 
 /** Test clusters live apart from the user's `.aioscope/pg18`, and start fresh each run. */
 export const TEST_DATA_ROOT = path.join(REPO_ROOT, '.aioscope', 'test');
@@ -24,4 +25,9 @@ export async function connect(server: EmbeddedPostgresServer, extra: pg.ClientCo
   client.on('error', () => undefined);
   await client.connect();
   return client;
+}
+
+/** The target aioscope makes of its embedded server, for tests that build monitors or labs on one. */
+export function embeddedTarget(server: EmbeddedPostgresServer): TargetDefinition {
+  return { id: 'embedded', name: 'embedded PostgreSQL 18', kind: 'embedded', clientConfig: server.connectionConfig };
 }
