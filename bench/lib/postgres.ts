@@ -4,6 +4,7 @@ import type { ClientConfig } from 'pg';
 import { DEMO_TABLE } from '@aioscope/core';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../../apps/server/src/demo/demoTable.ts';
 import { EmbeddedPostgresServer } from '../../apps/server/src/plugins/embeddedPostgres.ts';
+import type { TargetDefinition } from '../../apps/server/src/targets/target.ts';
 import { freePort } from '../../apps/server/test/support/testPostgres.ts';
 import { BENCH_DATA_DIR, BENCH_TABLE_MB, log, sleep, withTimeout, type Cleanups } from './common.ts';
 
@@ -53,6 +54,26 @@ export async function openBenchCluster(
   const table = await prepareTable(server.connectionConfig, (relative) => server.resolveDataPath(relative));
   const scanner = await ColdScanner.open(server.connectionConfig, table, cleanups);
   return { server, table, scanner };
+}
+
+/**
+ * The bench cluster with cold scans running in the background (BackgroundScans) until cleanup, and
+ * the target a monitor of it is given: what the sampler, record and profile measurements share.
+ */
+export async function openScannedBenchCluster(
+  cleanups: Cleanups,
+): Promise<{ server: EmbeddedPostgresServer; definition: TargetDefinition; scans: BackgroundScans }> {
+  const { server, scanner } = await openBenchCluster(cleanups);
+  const scans = new BackgroundScans(scanner);
+  scans.start();
+  cleanups.add('background scans', () => scans.stop());
+  const definition: TargetDefinition = {
+    id: 'embedded',
+    name: 'bench',
+    kind: 'embedded',
+    clientConfig: server.connectionConfig,
+  };
+  return { server, definition, scans };
 }
 
 /**

@@ -9,7 +9,6 @@ import {
   DEFAULT_ROLLUP_RETENTION_MS,
 } from '../../apps/server/src/history/recordingLimits.ts';
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
-import type { TargetDefinition } from '../../apps/server/src/targets/target.ts';
 import { waitForFrame } from './aioscope.ts';
 import {
   BENCH_DATA_DIR,
@@ -22,7 +21,7 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
-import { BackgroundScans, openBenchCluster } from './postgres.ts';
+import { openScannedBenchCluster } from './postgres.ts';
 import { SelfCpuMeter } from './proc.ts';
 import { bytesPerHour, type HourOnDisk, type RecordedSample } from './recordBytes.ts';
 import { fmt, percentiles, summarize } from './stats.ts';
@@ -51,16 +50,7 @@ interface Window {
  */
 export async function runRecord(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const { server, scanner } = await openBenchCluster(cleanups);
-    const scans = new BackgroundScans(scanner);
-    scans.start();
-    cleanups.add('background scans', () => scans.stop());
-    const definition: TargetDefinition = {
-      id: 'embedded',
-      name: 'bench',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
+    const { definition } = await openScannedBenchCluster(cleanups);
     const rounds = Math.max(1, Math.round((options.quick ? 1 : 3) * options.roundsScale));
     const windowSeconds = options.quick ? 8 : 20;
     const conditions = RATES.flatMap((rateHz) => [false, true].map((recording) => ({ rateHz, recording })));

@@ -1,6 +1,5 @@
 import type { LiveFrame } from '@aioscope/spec';
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
-import type { TargetDefinition } from '../../apps/server/src/targets/target.ts';
 import { waitForFrame } from './aioscope.ts';
 import {
   log,
@@ -13,7 +12,7 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
-import { BackgroundScans, aioscopeBackends, connectClient, openBenchCluster } from './postgres.ts';
+import { aioscopeBackends, connectClient, openScannedBenchCluster } from './postgres.ts';
 import { SelfCpuMeter, processCpuSeconds } from './proc.ts';
 import { fmt, percentiles, summarize, type Percentiles } from './stats.ts';
 
@@ -52,18 +51,9 @@ interface Window {
  */
 export async function runSampler(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const { server, scanner } = await openBenchCluster(cleanups);
-    const scans = new BackgroundScans(scanner);
-    scans.start();
-    cleanups.add('background scans', () => scans.stop());
+    const { server, definition, scans } = await openScannedBenchCluster(cleanups);
     const control = await connectClient(server.connectionConfig, 'aioscope bench sampler control');
     cleanups.add('sampler control session', () => control.end());
-    const definition: TargetDefinition = {
-      id: 'embedded',
-      name: 'bench',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
     const rounds = Math.max(1, Math.round((options.quick ? 1 : 2) * options.roundsScale));
     const windowSeconds = options.quick ? 4 : 12;
     log(`sampler: ${rounds} round(s) × ${RATES.length} rates × ${windowSeconds} s during cold scans`);

@@ -3,11 +3,10 @@ import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { REPO_ROOT } from '../../apps/server/src/config/config.ts';
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
-import type { TargetDefinition } from '../../apps/server/src/targets/target.ts';
 import { waitForFrame } from './aioscope.ts';
 import { log, sleep, using, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
 import { briefRanking, summarizeProfile, type CpuProfile, type ProfileNode } from './cpuProfile.ts';
-import { BackgroundScans, openBenchCluster } from './postgres.ts';
+import { openScannedBenchCluster } from './postgres.ts';
 import { SelfCpuMeter } from './proc.ts';
 import { fmt } from './stats.ts';
 
@@ -31,16 +30,7 @@ function moduleOf(node: ProfileNode): string {
  */
 export async function runServerProfile(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const { server, scanner } = await openBenchCluster(cleanups);
-    const scans = new BackgroundScans(scanner);
-    scans.start();
-    cleanups.add('background scans', () => scans.stop());
-    const definition: TargetDefinition = {
-      id: 'embedded',
-      name: 'bench',
-      kind: 'embedded',
-      clientConfig: server.connectionConfig,
-    };
+    const { definition } = await openScannedBenchCluster(cleanups);
     const monitor = new TargetMonitor(definition, { sampleRateHz: RATE_HZ, demoWorkload: false });
     cleanups.add('profiled monitor', () => monitor.stop());
     monitor.start();
