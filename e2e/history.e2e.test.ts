@@ -141,7 +141,16 @@ describe('history: pause, zoom, events, replay, share', () => {
     await expect.poll(() => dashboard.inflightPeak(), { timeout: 30_000 }).toBeGreaterThan(0);
     // The visible canvas: uPlot's axes layer is drawn into it and kept hidden (layeredPlot.ts).
     await chart.locator('canvas:visible').first().waitFor();
-    const box = await chart.boundingBox();
+    // Panels above it (the history strip, status lines) may still be growing: drag where the chart
+    // is once it has stopped moving (a drag off the plot zooms nothing).
+    let box = await chart.boundingBox();
+    await expect
+      .poll(async () => {
+        const previous = box;
+        box = await chart.boundingBox();
+        return previous !== null && box !== null && previous.y === box.y && previous.height === box.height;
+      })
+      .toBe(true);
     if (box === null) throw new Error('the chart has no box');
     await page.mouse.move(box.x + box.width * 0.4, box.y + box.height / 2);
     await page.mouse.down();
