@@ -1,8 +1,8 @@
 import { memo, useEffect, useEffectEvent, useRef, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import type { LiveFrame } from '@aioscope/spec';
-import { animationThrottle } from '../live/animationThrottle.ts';
 import type { LiveStore } from '../live/liveStore.ts';
+import { sampleFrameClock } from '../live/sampleFrameClock.ts';
 import { useTheme } from '../theme.ts';
 import { fillStripColumns, type StripColumns } from './plotData.ts';
 import { axesLayer, seriesLayer, type LayerOptions, type PlotFrame } from './layeredPlot.ts';
@@ -40,7 +40,8 @@ interface View {
 
 /**
  * Every sample of the last few seconds, unaveraged, redrawn when a frame arrives (at the next
- * animation frame and at most 25 Hz, so frames arriving together cost one draw). It reads the store
+ * animation frame and at most 25 Hz, so frames arriving together cost one draw; in the same frame
+ * as the "now" figures: sampleFrameClock.ts). It reads the store
  * directly and hands uPlot new columns with setData instead of re-rendering React: this is the one
  * view on the page that keeps up with the sample rate, the 60 s charts follow their buckets. Only
  * the series layer redraws per sample; the axes when the y scale steps. No cursor: what is under
@@ -93,15 +94,21 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
 
   useEffect(() => {
     if (!box.visible || box.width === 0) return undefined;
-    const throttle = animationThrottle(() => redraw());
-    throttle.schedule();
-    const unsubscribe = store.subscribe(throttle.schedule);
-    // Without frames (server down) the strip still moves on once a second and shows the gap.
-    const idle = window.setInterval(throttle.schedule, IDLE_REDRAW_MS);
+    const clock = sampleFrameClock(store);
+    let drawnAt = 0;
+    const unsubscribe = clock.subscribe(() => {
+      drawnAt = Date.now();
+      redraw();
+    });
+    clock.request();
+    // Without frames (server down) the strip still moves on once a second and shows the gap; while
+    // frames come, this asks for nothing (an extra frame a second would cost the page a paint).
+    const idle = window.setInterval(() => {
+      if (Date.now() - drawnAt >= IDLE_REDRAW_MS) clock.request();
+    }, IDLE_REDRAW_MS / 4);
     return () => {
       unsubscribe();
       window.clearInterval(idle);
-      throttle.cancel();
     };
   }, [store, box.visible, box.width]);
 

@@ -1,17 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveFrame, LiveSnapshot, TargetStatus } from '@aioscope/spec';
 import { LiveStore, keepBefore } from './liveStore.ts';
+import { quietFrame as frame } from './testFrames.ts';
 
-const frame = (t: number): LiveFrame => ({
-  t,
-  sampleMs: 1,
-  skippedTicks: 0,
-  inflight: null,
-  newReads: null,
-  ioWorkers: [],
-  waits: {},
-  byProcess: {},
-});
 const status: TargetStatus = { state: 'live', message: null, since: 0, lastFrameAt: null, skippedTicks: 0 };
 const snapshot = (frames: LiveFrame[]): LiveSnapshot => ({
   targetId: 'embedded',

@@ -127,7 +127,7 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
         <EmptyState>{unavailable}</EmptyState>
       ) : (
         <>
-          <div className="figures">
+          <div className="figures figures-live">
             <InflightNow store={store} stale={stale} method={method} />
             <Figure
               label={`peak, ${windowText.short}`}

@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { LiveStore } from './liveStore.ts';
+import { SampleFrameClock } from './sampleFrameClock.ts';
+import { quietFrame as frame } from './testFrames.ts';
+
+/** Animation frames run only when the test says so: one call runs every callback requested so far. */
+function manualFrames(): { run: () => number } {
+  let pending: FrameRequestCallback[] = [];
+  vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => pending.push(callback));
+  vi.stubGlobal('cancelAnimationFrame', () => (pending = []));
+  vi.stubGlobal('document', { hidden: false });
+  return {
+    run: () => {
+      const due = pending;
+      pending = [];
+      for (const callback of due) callback(performance.now());
+      return due.length;
+    },
+  };
+}
+
+/** A clock (40 ms minimum interval) followed by two views, the strip and the figures, that log their calls. */
+function twoViews(): { frames: { run: () => number }; store: LiveStore; calls: string[] } {
+  const frames = manualFrames();
+  const store = new LiveStore();
+  const clock = new SampleFrameClock(store, 40);
+  const calls: string[] = [];
+  clock.subscribe(() => calls.push('strip'));
+  clock.subscribe(() => calls.push('figures'));
+  return { frames, store, calls };
+}
+
+describe('SampleFrameClock', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    vi.advanceTimersByTime(1_000); // the fake clock starts at 0, where the first draw would wait
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.unstubAllGlobals();
+  });
+
+  it('runs every view in one animation frame per sample, however many views follow it', () => {
+    const { frames, store, calls } = twoViews();
+
+    store.addFrame(frame(1_000));
+    store.addFrame(frame(1_001)); // arriving together: still one frame
+    expect(frames.run()).toBe(1);
+    expect(calls).toEqual(['strip', 'figures']);
+  });
+
+  it('keeps the views together when a sample comes before the minimum interval is over', () => {
+    const { frames, store, calls } = twoViews();
+    store.addFrame(frame(1_000));
+    frames.run();
+
+    vi.advanceTimersByTime(10);
+    store.addFrame(frame(1_010));
+    expect(frames.run()).toBe(0); // too soon: waits for the rest of the 40 ms
+    vi.advanceTimersByTime(30);
+    expect(frames.run()).toBe(1);
+    expect(calls).toEqual(['strip', 'figures', 'strip', 'figures']);
+  });
+
+  it('stops following the store once the last view leaves, and asks for nothing without views', () => {
+    const frames = manualFrames();
+    const store = new LiveStore();
+    const clock = new SampleFrameClock(store, 40);
+    const listener = vi.fn();
+    const unsubscribe = clock.subscribe(listener);
+    unsubscribe();
+    store.addFrame(frame(1_000));
+    clock.request();
+    expect(frames.run()).toBe(0);
+    expect(listener).not.toHaveBeenCalled();
+  });
+});
