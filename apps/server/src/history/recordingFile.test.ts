@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDING_VERSION, recordingHeaderSchema } from '@aioscope/spec';
+import { RECORDING_VERSION, recordingHeaderSchema, type LiveFrame } from '@aioscope/spec';
 import { RecordingFileError, recordingFileName } from './recordingFile.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
 import { readRecording } from './recordingFileReader.ts';
@@ -60,6 +60,29 @@ describe('recording file round trip', () => {
     expect(header.range).toEqual(range);
     expect(header.counts).toEqual(source.header.counts);
     expect(JSON.parse(lines().at(-1) ?? '')).toEqual({ k: 'end', counts: source.header.counts });
+  });
+
+  it('starts a file cut from the middle with the scan map in force there, not with none', async () => {
+    // Recorded frames carry the scan map on every fourth sample; cut where the first frame has none
+    // and the map in force is not empty.
+    let mapInForce: LiveFrame['scans'];
+    const start = source.frames.find((frame) => {
+      if (frame.scans === undefined) return (mapInForce?.length ?? 0) > 0;
+      mapInForce = frame.scans;
+      return false;
+    });
+    if (start === undefined) throw new Error('the fixture never has a scan in progress');
+    const before = { scans: mapInForce };
+    const cutPath = path.join(folder, 'cut.aioscope.gz');
+    const cut = { from: start.t, to: start.t + 2_000 };
+    await writeRecordingFile(syntheticHistory('embedded', { durationMs: DURATION_MS }), cut, cutPath);
+
+    const loaded = await readRecording(await readFile(cutPath));
+    expect(loaded.frames[0]?.t).toBe(start.t);
+    expect(loaded.frames[0]?.scans).toEqual(before.scans);
+    // Only the first frame is completed: the others are written as they were kept.
+    const kept = source.frames.filter((frame) => frame.t >= cut.from && frame.t < cut.to);
+    expect(loaded.frames.slice(1)).toEqual(kept.slice(1));
   });
 
   it('names files after the target and the range start', () => {

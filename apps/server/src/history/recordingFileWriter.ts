@@ -9,6 +9,7 @@ import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
   type HistoryRange,
+  type LiveFrame,
   type RecordingCounts,
   type RecordingHeader,
   type RecordingLine,
@@ -37,11 +38,14 @@ async function* recordLines(
   range: HistoryRange,
   counts: RecordingCounts,
 ): AsyncGenerator<string> {
+  let firstFrameWritten = false;
   for (let from = range.from; from < range.to; from += CHUNK_MS) {
     const chunk = { from, to: Math.min(range.to, from + CHUNK_MS) };
     const [past, events] = await Promise.all([reader.frames(chunk), reader.events(chunk)]);
+    const frames: LiveFrame[] = firstFrameWritten ? past.frames : withScanMapAtStart(past.frames, past.scansBefore);
+    firstFrameWritten ||= frames.length > 0;
     const timed: Timed[] = [
-      ...past.frames.map((v): Timed => ({ t: v.t, line: { k: 'frame', v } })),
+      ...frames.map((v): Timed => ({ t: v.t, line: { k: 'frame', v } })),
       ...past.ioDeltas.map((v): Timed => ({ t: v.t, line: { k: 'ioDelta', v } })),
       ...past.processes.map((v): Timed => ({ t: v.t, line: { k: 'processes', v } })),
       ...events.map((v): Timed => ({ t: v.t, line: { k: 'event', v } })),
@@ -58,6 +62,18 @@ async function* recordLines(
     }
     if (text !== '') yield text;
   }
+}
+
+/**
+ * Frames carry the scan map only when it changed ("absent" means unchanged), so a file cut out of
+ * the middle of a history would show no scan map until the next frame that carries one: after a
+ * scan ended, possibly never (its finished scans no longer change). The first frame of the file
+ * gets the map in force at its time, from the newest earlier frame that carried one.
+ */
+function withScanMapAtStart(frames: LiveFrame[], scansBefore: LiveFrame | null): LiveFrame[] {
+  const [first, ...rest] = frames;
+  if (first === undefined || first.scans !== undefined || scansBefore?.scans === undefined) return frames;
+  return [{ ...first, scans: scansBefore.scans }, ...rest];
 }
 
 /** A recording whose records are written and counted, ready to be streamed once. */
