@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { rollup, stepStart } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { ensureDemoTable, makeDemoTableCold } from '../src/demo/demoTable.ts';
+import { sharedAuditCache } from '../src/metrics/auditCache.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { runCli, waitForUrl } from './support/cliProcess.ts';
 import { freshDataDir, historyConfig, present, startWatching, urlOf } from './support/historyTarget.ts';
@@ -129,6 +130,53 @@ describe('history recorder on a real PostgreSQL 18', () => {
       expect(events.find((event) => event.kind === 'rateChanged')?.message).toBe('sample rate 20 Hz → 50 Hz');
     } finally {
       await again.running.close();
+    }
+  });
+
+  it('marks auditChanged when a setting turns an audit finding from pass to warn, and back', async () => {
+    const dataDir = await freshDataDir('history-audit');
+    const watching = await startWatching(historyConfig(server, dataDir));
+    const monitor = present([...watching.running.monitors.values()][0], 'a monitor');
+    const audits = sharedAuditCache(monitor);
+    const auditEvents = async (): Promise<string[]> =>
+      (await watching.history.events({ from: 0, to: Date.now() + 60_000 }))
+        .filter((event) => event.kind === 'auditChanged')
+        .map((event) => event.message);
+    try {
+      // The recorder reads the first audit once connected: the baseline, which marks nothing.
+      await waitUntil(() => audits.current(false) !== null, 10_000, 'the first audit');
+      expect(await auditEvents()).toEqual([]);
+      // ALTER SYSTEM writes postgresql.auto.conf: a configuration-file override of 1, the worst leftover.
+      await admin.query('ALTER SYSTEM SET effective_io_concurrency = 1');
+      await admin.query('SELECT pg_reload_conf()');
+      await waitUntil(
+        async () => {
+          await audits.refresh(); // the settings refresh (30 s) would do the same, later
+          return (await auditEvents()).length > 0;
+        },
+        10_000,
+        'the auditChanged event',
+      );
+      expect(await auditEvents()).toEqual(['audit: effective_io_concurrency pass → warn']);
+
+      await admin.query('ALTER SYSTEM RESET effective_io_concurrency');
+      await admin.query('SELECT pg_reload_conf()');
+      await waitUntil(
+        async () => {
+          await audits.refresh();
+          return (await auditEvents()).length > 1;
+        },
+        10_000,
+        'the second auditChanged event',
+      );
+      expect(await auditEvents()).toEqual([
+        'audit: effective_io_concurrency pass → warn',
+        'audit: effective_io_concurrency warn → pass',
+      ]);
+    } finally {
+      await admin.query('ALTER SYSTEM RESET effective_io_concurrency');
+      await admin.query('SELECT pg_reload_conf()');
+      await watching.running.close();
     }
   });
 

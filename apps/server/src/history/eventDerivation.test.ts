@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Capabilities, HistoryEvent, ServerInfo, TargetStatus } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
-import { INITIAL_WATCHED_STATE, observe, type Observation, type WatchedState } from './eventDerivation.ts';
+import { INITIAL_WATCHED_STATE, auditChanges, observe } from './eventDerivation.ts';
+import type { Observation, WatchedState } from './eventDerivation.ts';
 
 const servers = Object.fromEntries(recordedServers().map((server) => [server.name, buildPayloads(server).summary]));
 
@@ -102,5 +103,44 @@ describe('events derived from pg_stat_io deltas', () => {
       { kind: 'ioDelta', delta: { ...ordinary, t: 42, reset: true } },
     ]);
     expect(events).toEqual([{ t: 42, kind: 'statsReset', message: 'pg_stat_io counters were reset' }]);
+  });
+});
+
+describe('audit changes (recorded audits)', () => {
+  const audits = recordedServers().map((server) => buildPayloads(server).audit.findings);
+  const findings = audits.find((list) => list.some((finding) => finding.level === 'pass') && list.length > 2);
+  if (findings === undefined) throw new Error('no recorded audit with passing findings');
+  const [first, second] = findings.filter((finding) => finding.level === 'pass');
+  if (first === undefined || second === undefined) throw new Error('the recorded audit has fewer than two passes');
+
+  it('says nothing for the same audit, or a new value at the same level', () => {
+    expect(auditChanges(findings, findings)).toEqual([]);
+    const revalued = findings.map((finding) => (finding === first ? { ...finding, value: 'another' } : finding));
+    expect(auditChanges(findings, revalued)).toEqual([]);
+  });
+
+  it('names each finding whose level changed, appeared or went, in one stable order', () => {
+    const after = [
+      ...findings
+        .filter((finding) => finding !== second)
+        .map((f) => (f === first ? { ...f, level: 'warn' as const } : f)),
+      { ...first, rule: 'a_new_rule', title: 'a new rule', level: 'info' as const },
+    ];
+    const changes = auditChanges(findings, after);
+    expect(changes).toHaveLength(3);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        `${first.title} pass → warn`,
+        `${second.title} pass → (not checked)`,
+        'a new rule (not checked) → info',
+      ]),
+    );
+    expect(auditChanges(findings, [...after].reverse())).toEqual(changes);
+  });
+
+  it('tells findings of one rule apart by their title (one per tablespace)', () => {
+    const one = { ...first, rule: 'tablespace_io_concurrency_override', title: 'fast_ssd' };
+    const other = { ...one, title: 'slow_disk' };
+    expect(auditChanges([one, other], [one, { ...other, level: 'warn' as const }])).toEqual(['slow_disk pass → warn']);
   });
 });

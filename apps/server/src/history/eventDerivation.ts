@@ -1,4 +1,4 @@
-import type { Capabilities, HistoryEvent, IoStatDelta, ServerInfo, TargetStatus } from '@aioscope/spec';
+import type { AuditFinding, Capabilities, HistoryEvent, IoStatDelta, ServerInfo, TargetStatus } from '@aioscope/spec';
 
 /**
  * The events a recorder derives from what a monitor tells it: a pure fold over statuses, server
@@ -102,5 +102,24 @@ export function settingChanges(before: ServerInfo, after: ServerInfo): string[] 
     const b = now.get(name);
     if (a === b) return [];
     return [`${name} ${a ?? '(none)'} → ${b ?? '(none)'}`];
+  });
+}
+
+/**
+ * "track_io_timing pass → warn" for each audit finding whose level changed, appeared or went. A
+ * finding is one rule about one thing (a tablespace's override shares its rule with the others
+ * and differs by title); a new value at the same level is a settings change, not an audit change.
+ */
+export function auditChanges(before: readonly AuditFinding[], after: readonly AuditFinding[]): string[] {
+  const keyOf = (finding: AuditFinding): string => `${finding.rule}\u0000${finding.title}`;
+  const old = new Map(before.map((finding) => [keyOf(finding), finding]));
+  const now = new Map(after.map((finding) => [keyOf(finding), finding]));
+  const keys = [...new Set([...old.keys(), ...now.keys()])].sort();
+  return keys.flatMap((key) => {
+    const a = old.get(key);
+    const b = now.get(key);
+    if (a?.level === b?.level) return [];
+    const title = (b ?? a)?.title ?? key;
+    return [`${title} ${a?.level ?? '(not checked)'} → ${b?.level ?? '(not checked)'}`];
   });
 }

@@ -1,11 +1,26 @@
 import type { RollupAccumulator } from '@aioscope/core';
-import type { HistoryEvent, HistoryEventKind, TargetSummary } from '@aioscope/spec';
+import type { AuditFinding, AuditReport, HistoryEvent, HistoryEventKind, TargetSummary } from '@aioscope/spec';
 import type { MonitorFeed } from '../sampler/monitorEvents.ts';
-import { INITIAL_WATCHED_STATE, observe, type Observation, type WatchedState } from './eventDerivation.ts';
+import {
+  INITIAL_WATCHED_STATE,
+  auditChanges,
+  observe,
+  type Observation,
+  type WatchedState,
+} from './eventDerivation.ts';
 import type { HistoryStore } from './historyStore.ts';
 import { SecondRollups } from './secondRollups.ts';
 import type { TargetDescription } from './storeReader.ts';
 import { RAW_KIND } from './storeSchema.ts';
+
+/** The target's settings audit as the recorder follows it (metrics/auditCache.ts, shared with /metrics). */
+export interface AuditFeed {
+  /** The newest report; `mayRefresh` lets it read the target again when its interval is over. */
+  current(mayRefresh: boolean): AuditReport | null;
+  /** Reads the audit again now (the settings changed). */
+  refresh(): Promise<void>;
+  onReport(listener: (report: AuditReport) => void): () => void;
+}
 
 /**
  * Records one target: a consumer of its monitor's events, like the live hub. Every handler only
@@ -17,11 +32,14 @@ export class Recorder {
   private watched: WatchedState = INITIAL_WATCHED_STATE;
   private readonly rollups = new SecondRollups();
   private readonly unsubscribes: (() => void)[] = [];
+  /** The findings of the last audit seen; null before the first (which marks nothing). */
+  private auditFindings: readonly AuditFinding[] | null = null;
 
   constructor(
     private readonly feed: MonitorFeed,
     private readonly store: HistoryStore,
     private readonly initial: TargetSummary,
+    private readonly audits: AuditFeed | null = null,
   ) {}
 
   /**
@@ -70,10 +88,38 @@ export class Recorder {
       }),
       this.feed.on('status', (next) => this.note({ kind: 'status', status: next })),
       this.feed.on('serverInfo', (info) => {
-        this.note({ kind: 'serverInfo', ...info, at: Date.now() });
+        const events = this.note({ kind: 'serverInfo', ...info, at: Date.now() });
         this.saveDescription();
+        this.followAudit(events.length > 0);
       }),
     );
+    this.startFollowingAudit();
+  }
+
+  /**
+   * auditChanged markers: the audit is read with the server info (every 30 s at most, through the
+   * cache /metrics shares) and at once when settings, privileges or the server changed; each report is
+   * compared with the one before.
+   */
+  private startFollowingAudit(): void {
+    if (this.audits === null) return;
+    this.auditFindings = this.audits.current(false)?.findings ?? null;
+    this.unsubscribes.push(
+      this.audits.onReport((report) => {
+        const before = this.auditFindings;
+        this.auditFindings = report.findings;
+        if (before === null) return;
+        const changes = auditChanges(before, report.findings);
+        if (changes.length > 0) this.addEvent('auditChanged', `audit: ${changes.join(', ')}`, report.checkedAt);
+      }),
+    );
+    this.followAudit(false);
+  }
+
+  private followAudit(settingsChanged: boolean): void {
+    if (this.audits === null || this.watched.live !== true) return;
+    if (settingsChanged) void this.audits.refresh();
+    else this.audits.current(true);
   }
 
   /** Unsubscribes and hands over the seconds still open (the store writes them on close). */
@@ -97,10 +143,11 @@ export class Recorder {
     };
   }
 
-  private note(observation: Observation): void {
+  private note(observation: Observation): HistoryEvent[] {
     const derived = observe(this.watched, observation);
     this.watched = derived.state;
     for (const event of derived.events) this.save(event);
+    return derived.events;
   }
 
   private save(event: HistoryEvent): void {

@@ -48,4 +48,29 @@ describe('AuditCache', () => {
     cache.current(false);
     expect(reads).toBe(2);
   });
+
+  it('tells listeners of each new report, not of a failed read; a listener that throws costs the others nothing', async () => {
+    let fail = false;
+    let reads = 0;
+    const cache = new AuditCache(
+      () => (fail ? Promise.reject(new Error('connection refused')) : Promise.resolve(report(++reads))),
+      () => 0,
+    );
+    const seen: number[] = [];
+    cache.onReport(() => {
+      throw new Error('a broken reader');
+    });
+    const unsubscribe = cache.onReport((next) => seen.push(next.checkedAt));
+    cache.current(true);
+    await cache.settled();
+    fail = true;
+    await cache.refresh();
+    fail = false;
+    await cache.refresh(); // within the interval: read anyway
+    expect(seen).toEqual([1, 2]);
+    expect(cache.current(false)?.checkedAt).toBe(2);
+    unsubscribe();
+    await cache.refresh();
+    expect(seen).toEqual([1, 2]);
+  });
 });

@@ -16,6 +16,7 @@ export class AuditCache {
   private report: AuditReport | null = null;
   private lastAttempt = Number.NEGATIVE_INFINITY;
   private pending: Promise<void> | null = null;
+  private readonly listeners = new Set<(report: AuditReport) => void>();
 
   constructor(
     private readonly read: () => Promise<AuditReport>,
@@ -28,12 +29,40 @@ export class AuditCache {
       this.lastAttempt = this.now();
       this.pending = this.read()
         .then(
-          (report) => void (this.report = report),
+          (report) => {
+            this.report = report;
+            // A listener that throws must neither keep the report from the others nor turn a
+            // good read into an unhandled rejection: readers only take note of the report.
+            for (const listener of this.listeners) {
+              try {
+                listener(report);
+              } catch {
+                continue;
+              }
+            }
+          },
           () => undefined,
         )
         .finally(() => (this.pending = null));
     }
     return this.report;
+  }
+
+  /**
+   * Reads the audit again now, whatever the interval says (the settings just changed), after the
+   * refresh already running if any. Resolves once the new report is in (or the read failed).
+   */
+  async refresh(): Promise<void> {
+    await this.pending;
+    this.lastAttempt = Number.NEGATIVE_INFINITY;
+    this.current(true);
+    await this.pending;
+  }
+
+  /** Calls `listener` with every new report (the recorder marks audit changes); returns the unsubscribe function. */
+  onReport(listener: (report: AuditReport) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
   }
 
   /** Resolves when no refresh is running (tests and shutdown). */
@@ -45,7 +74,7 @@ export class AuditCache {
 const shared = new WeakMap<object, AuditCache>();
 
 /**
- * One cache per target for every reader (/metrics and the fleet overview), so a target is audited
+ * One cache per target for every reader (/metrics, the fleet overview, the recorder), so a target is audited
  * at most once per AUDIT_REFRESH_MS however many readers ask. The first reader's clock is kept.
  */
 export function sharedAuditCache(source: { audit(): Promise<AuditReport> }, now: () => number = Date.now): AuditCache {

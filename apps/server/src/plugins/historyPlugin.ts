@@ -7,6 +7,7 @@ import { Recorder } from '../history/recorder.ts';
 import type { RecordingLimits } from '../history/recordingLimits.ts';
 import { StoreHistoryReader, type TargetDescription } from '../history/storeReader.ts';
 import { followMonitors } from '../fleet/monitorRegistry.ts';
+import { sharedAuditCache } from '../metrics/auditCache.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { Logger } from '../targets/resolveTarget.ts';
 
@@ -63,7 +64,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       const previous = await previousDescription(store, monitor.id);
       if (app.monitors.get(monitor.id) !== monitor) return; // removed while the store answered
       // From the summary to the subscriptions without an await: no status change falls between.
-      const recorder = new Recorder(monitor, store, monitor.summary());
+      const recorder = new Recorder(monitor, store, monitor.summary(), sharedAuditCache(monitor));
       recorder.start(previous);
       const paused = store.recordingStatus();
       if (paused.state === 'paused') recorder.addEvent('recordingPaused', `recording paused: ${paused.reason ?? ''}`);
