@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { FleetTarget } from '../targets/targetsFile.ts';
-import { followMonitors, MonitorRegistry, spreadPhase } from './monitorRegistry.ts';
+import { followMonitors, leastTakenPhase, MonitorRegistry } from './monitorRegistry.ts';
 
 /** Just enough of a monitor to see it started and stopped; no database. */
 function fakeMonitor(id: string, log: string[], phases: number[] = []): TargetMonitor {
@@ -73,18 +73,26 @@ describe('MonitorRegistry', () => {
   });
 });
 
-describe('spreadPhase', () => {
+describe('leastTakenPhase', () => {
   it('shares the places on the interval evenly among any number of monitors', () => {
     for (const count of [4, 8, 20, 50]) {
+      const taken: number[] = [];
+      for (let n = 0; n < count; n++) taken.push(leastTakenPhase(taken));
       const perPlace = new Map<number, number>();
-      for (let n = 0; n < count; n++) perPlace.set(spreadPhase(n), (perPlace.get(spreadPhase(n)) ?? 0) + 1);
+      for (const phase of taken) perPlace.set(phase, (perPlace.get(phase) ?? 0) + 1);
       expect([...perPlace.keys()].sort()).toEqual([0, 0.25, 0.5, 0.75]);
       for (const monitors of perPlace.values())
         expect(Math.abs(monitors - count / 4), `${count} monitors`).toBeLessThan(1);
     }
   });
 
-  it('gives each monitor the registry starts the next phase', async () => {
+  it('fills the place that removals emptied before doubling up elsewhere', () => {
+    expect(leastTakenPhase([0, 0.5, 0.75])).toBe(0.25);
+    expect(leastTakenPhase([0, 0.25, 0.5, 0.75, 0, 0.5])).toBe(0.25);
+    expect(leastTakenPhase([])).toBe(0);
+  });
+
+  it('gives each monitor the registry starts the least taken phase, after removals too', async () => {
     const phases: number[] = [];
     const registry = new MonitorRegistry({
       defaultRate: 20,
@@ -94,6 +102,9 @@ describe('spreadPhase', () => {
     });
     await registry.apply([target('a', 'h1'), target('b', 'h2'), target('c', 'h3'), target('d', 'h4')]);
     expect(phases).toEqual([0, 0.25, 0.5, 0.75]);
+    // A reload drops b (at 0.25): the target added with it takes b's place, not 0 again.
+    await registry.apply([target('a', 'h1'), target('c', 'h3'), target('d', 'h4'), target('e', 'h5')]);
+    expect(phases).toEqual([0, 0.25, 0.5, 0.75, 0.25]);
     await registry.close();
   });
 });

@@ -53,6 +53,8 @@ interface Entry {
   rate: RateSetting;
   monitor: TargetMonitor;
   governor: RateGovernor | null;
+  /** Where on the interval its ticks fall (leastTakenPhase). */
+  phase: number;
 }
 
 /** What the overview shows of a target besides its summary. */
@@ -82,8 +84,6 @@ export class MonitorRegistry implements MonitorChanges {
   readonly monitors = new Map<string, TargetMonitor>();
   private readonly entries = new Map<string, Entry>();
   private readonly listeners = new Set<(change: MonitorChange) => void>();
-  /** Monitors started so far: the next one's phase (spreadPhase). */
-  private startedCount = 0;
 
   constructor(private readonly options: RegistryOptions) {}
 
@@ -136,9 +136,10 @@ export class MonitorRegistry implements MonitorChanges {
             this.options.log(`${target.definition.name}: --rate auto ${from} → ${to} Hz`),
           )
         : null;
-    this.entries.set(target.definition.id, { target, rate, monitor, governor });
+    const phase = leastTakenPhase([...this.entries.values()].map((entry) => entry.phase));
+    this.entries.set(target.definition.id, { target, rate, monitor, governor, phase });
     this.monitors.set(monitor.id, monitor);
-    monitor.start(spreadPhase(this.startedCount++));
+    monitor.start(phase);
     this.emit({ kind: 'added', monitor });
   }
 
@@ -172,10 +173,17 @@ export class MonitorRegistry implements MonitorChanges {
 const PHASE_PLACES = 4;
 
 /**
- * The phase of the n-th monitor started: twenty targets at 20 Hz started together fired twenty
- * queries in the same millisecond, 20 times a second, and each waited behind the others. Taken
- * in turn, the places hold the monitors started evenly (removals may leave them a little uneven).
+ * The phase for the next monitor: the place on the interval that the fewest running monitors
+ * share (the earliest on a tie). Twenty targets at 20 Hz started together fired twenty queries in
+ * the same millisecond, 20 times a second, and each waited behind the others. Counting the
+ * running monitors, not those ever started, keeps the places even after removals and reloads.
  */
-export function spreadPhase(n: number): number {
-  return (n % PHASE_PLACES) / PHASE_PLACES;
+export function leastTakenPhase(taken: readonly number[]): number {
+  const counts = Array.from({ length: PHASE_PLACES }, (_, place) => ({ place, monitors: 0 }));
+  for (const phase of taken) {
+    const slot = counts[Math.round(phase * PHASE_PLACES) % PHASE_PLACES];
+    if (slot !== undefined) slot.monitors++;
+  }
+  const least = counts.reduce((best, slot) => (slot.monitors < best.monitors ? slot : best));
+  return least.place / PHASE_PLACES;
 }
