@@ -178,6 +178,13 @@ describe('history recorder on a real PostgreSQL 18', () => {
       await admin.query('SELECT pg_reload_conf()');
       await watching.running.close();
     }
+    // An audit asked for once the monitor stopped is refused, and opens no session nobody would close.
+    await expect(audits.refresh()).resolves.toBeUndefined();
+    await expect(monitor.audit()).rejects.toThrow('the monitor of this target has stopped');
+    const sessions = await admin.query<{ n: string }>(
+      "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'aioscope'",
+    );
+    expect(Number(sessions.rows[0]?.n)).toBe(0);
   });
 
   it('after kill -9 of a recording aioscope, the next start opens the store and serves what was written', async () => {

@@ -34,6 +34,8 @@ interface BackendIoRow {
 export class TargetInspector {
   private readonly session: MonitoringSession;
   private queue: Promise<unknown> = Promise.resolve();
+  /** Once closing, reads are refused: one queued behind the close would open a new session that nobody closes. */
+  private closed = false;
 
   constructor(
     private readonly targetId: string,
@@ -44,6 +46,7 @@ export class TargetInspector {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await this.queue.catch(() => undefined);
     await this.session.close();
   }
@@ -105,6 +108,7 @@ export class TargetInspector {
 
   /** Runs reads one after another; a broken connection is dropped so the next read reconnects. */
   private enqueue<T>(read: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error('the monitor of this target has stopped'));
     const run = this.queue.then(read, read).catch(async (error: unknown) => {
       if (isConnectionLevelError(error)) await this.session.discard();
       throw error;
