@@ -94,15 +94,12 @@ function fromServerInfo(state: WatchedState, server: ServerInfo, capabilities: C
 
 /** "io_combine_limit 128kB → 8kB" for each setting whose shown value changed, appeared or went. */
 export function settingChanges(before: ServerInfo, after: ServerInfo): string[] {
-  const old = new Map(before.settings.map((setting) => [setting.name, setting.display]));
-  const now = new Map(after.settings.map((setting) => [setting.name, setting.display]));
-  const names = [...new Set([...old.keys(), ...now.keys()])].sort();
-  return names.flatMap((name) => {
-    const a = old.get(name);
-    const b = now.get(name);
-    if (a === b) return [];
-    return [`${name} ${a ?? '(none)'} → ${b ?? '(none)'}`];
-  });
+  return changedByKey(
+    before.settings,
+    after.settings,
+    (setting) => setting.name,
+    (setting) => setting.display,
+  ).map(({ key, was, is }) => `${key} ${was ?? '(none)'} → ${is ?? '(none)'}`);
 }
 
 /**
@@ -111,15 +108,25 @@ export function settingChanges(before: ServerInfo, after: ServerInfo): string[] 
  * and differs by title); a new value at the same level is a settings change, not an audit change.
  */
 export function auditChanges(before: readonly AuditFinding[], after: readonly AuditFinding[]): string[] {
-  const keyOf = (finding: AuditFinding): string => `${finding.rule}\u0000${finding.title}`;
-  const old = new Map(before.map((finding) => [keyOf(finding), finding]));
-  const now = new Map(after.map((finding) => [keyOf(finding), finding]));
+  const titles = new Map([...before, ...after].map((finding) => [keyOf(finding), finding.title]));
+  return changedByKey(before, after, keyOf, (finding) => finding.level).map(
+    ({ key, was, is }) => `${titles.get(key) ?? key} ${was ?? '(not checked)'} → ${is ?? '(not checked)'}`,
+  );
+
+  function keyOf(finding: AuditFinding): string {
+    return `${finding.rule}\u0000${finding.title}`;
+  }
+}
+
+/** The keys (sorted) whose value differs between two lists, with both values; undefined where a key is absent. */
+function changedByKey<T, V>(
+  before: readonly T[],
+  after: readonly T[],
+  keyOf: (item: T) => string,
+  valueOf: (item: T) => V,
+): { key: string; was: V | undefined; is: V | undefined }[] {
+  const old = new Map(before.map((item) => [keyOf(item), valueOf(item)]));
+  const now = new Map(after.map((item) => [keyOf(item), valueOf(item)]));
   const keys = [...new Set([...old.keys(), ...now.keys()])].sort();
-  return keys.flatMap((key) => {
-    const a = old.get(key);
-    const b = now.get(key);
-    if (a?.level === b?.level) return [];
-    const title = (b ?? a)?.title ?? key;
-    return [`${title} ${a?.level ?? '(not checked)'} → ${b?.level ?? '(not checked)'}`];
-  });
+  return keys.map((key) => ({ key, was: old.get(key), is: now.get(key) })).filter(({ was, is }) => was !== is);
 }
