@@ -110,6 +110,16 @@ export function axisPixelsNear(page: Page, chartLabel: string, color: Rgb): Prom
   return run(page, AXIS_PIXELS_NEAR, { label: chartLabel, color });
 }
 
+const SHOWN_CANVAS_ATTRIBUTES = `() => [...document.querySelectorAll('.chart-plot')].map((plot) => {
+  const canvas = [...plot.querySelectorAll('canvas')].find((candidate) => candidate.checkVisibility());
+  return { label: plot.getAttribute('aria-label') ?? '', desynchronized: canvas?.getContext('2d').getContextAttributes().desynchronized ?? null };
+})`;
+
+/** Per live chart: whether the canvas it shows draws outside the page's animation frames (null: none shown). */
+export function shownCanvasDesynchronized(page: Page): Promise<{ label: string; desynchronized: boolean | null }[]> {
+  return run(page, SHOWN_CANVAS_ATTRIBUTES, null);
+}
+
 /** Resolves after the page's next animation frame. */
 export function nextAnimationFrame(page: Page): Promise<unknown> {
   return page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(null)))');
