@@ -117,6 +117,15 @@ describe('usable by keyboard, screen reader and narrow screen (embedded PostgreS
     expect(await dashboard.documentScrollWidth()).toBeLessThanOrEqual(420);
   });
 
+  it('shows every explanation whole, also where it reaches over the panel below its own', async () => {
+    const dashboard = await openLive(1440);
+    const explanations = await dashboard.explanationsOutsideTheirPanel();
+    expect(explanations.opened).toBeGreaterThan(10);
+    // Some do reach outside (else this would prove nothing), and none of those is covered there.
+    expect(explanations.outside).toBeGreaterThan(0);
+    expect(explanations.covered).toEqual([]);
+  });
+
   it('shows the processes table whole at 1440 px: its last column inside the panel', async () => {
     const dashboard = await openLive(1440);
     const edge = await dashboard.processesLastColumnEdge();

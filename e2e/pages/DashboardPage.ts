@@ -233,6 +233,38 @@ export class DashboardPage {
     return { left: box.x, right: box.x + box.width };
   }
 
+  /**
+   * Opens every explanation inside a panel in turn, by keyboard focus, and checks the corners of
+   * its text that lie outside its panel: each must be the topmost thing there (not covered by the
+   * panels after its own). Returns how many opened, how many reached outside and the texts covered
+   * there. In one page script: live rows come and go, so buttons that left the page are passed by.
+   */
+  async explanationsOutsideTheirPanel(): Promise<{ opened: number; outside: number; covered: string[] }> {
+    return (await this.page.evaluate(`(async () => {
+      const result = { opened: 0, outside: 0, covered: [] };
+      const painted = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+      for (const button of [...document.querySelectorAll('.panel .info')]) {
+        if (!button.isConnected) continue;
+        button.scrollIntoView({ block: 'center' });
+        button.focus();
+        await painted();
+        const tip = button.parentElement.querySelector('.explain-text');
+        if (tip === null) continue;
+        result.opened++;
+        const text = tip.getBoundingClientRect();
+        const panel = tip.closest('.panel').getBoundingClientRect();
+        const corners = [[text.left + 4, text.top + 4], [text.right - 4, text.top + 4],
+          [text.left + 4, text.bottom - 4], [text.right - 4, text.bottom - 4]];
+        const out = corners.filter(([x, y]) => x < panel.left || x > panel.right || y < panel.top || y > panel.bottom);
+        if (out.length > 0) result.outside++;
+        if (out.some(([x, y]) => !tip.contains(document.elementFromPoint(x, y)))) result.covered.push(tip.textContent.slice(0, 40));
+        button.blur();
+        await painted();
+      }
+      return result;
+    })()`)) as { opened: number; outside: number; covered: string[] };
+  }
+
   /** Named by what it switches to: "light theme" while dark, "dark theme" while light. */
   themeToggle(): Locator {
     return this.page.getByRole('button', { name: /^(light|dark) theme$/ });

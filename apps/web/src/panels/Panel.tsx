@@ -1,4 +1,8 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState, type ReactNode } from 'react';
+import { explainShift, type Span } from './explainPlacement.ts';
+
+/** An explanation keeps this far from the edges of the room it is shown in. */
+const EXPLAIN_MARGIN_PX = 8;
 
 export interface PanelProps {
   title: string;
@@ -41,14 +45,11 @@ export function Explain({ label, children }: { label: string; children: ReactNod
   const tip = useRef<HTMLSpanElement>(null);
   useLayoutEffect(() => {
     // Centred on the (i) unless that puts it past the screen's edge (an (i) near the right on a
-    // phone): then it slides back inside, before it is painted. The page never scrolls sideways.
+    // phone) or out of a table that scrolls sideways (which would cut it off): then it slides back
+    // inside, before it is painted. The page never scrolls sideways.
     const element = tip.current;
     if (!open || element === null) return;
-    const margin = 8;
-    const rect = element.getBoundingClientRect();
-    const overRight = rect.right - (document.documentElement.clientWidth - margin);
-    const overLeft = margin - rect.left;
-    const shift = overRight > 0 ? -overRight : overLeft > 0 ? overLeft : 0;
+    const shift = explainShift(element.getBoundingClientRect(), visibleRoom(element), EXPLAIN_MARGIN_PX);
     element.style.setProperty('--explain-shift', `${shift}px`);
   }, [open]);
   useEffect(() => {
@@ -118,4 +119,16 @@ export function Figure({ label, value, explain, testId, tone = 'normal' }: Figur
 
 export function EmptyState({ children }: { children: ReactNode }): ReactNode {
   return <div className="empty-state">{children}</div>;
+}
+
+/** Where `element` can be seen across: the screen, narrowed by every ancestor that clips its overflow. */
+function visibleRoom(element: HTMLElement): Span {
+  const room = { left: 0, right: document.documentElement.clientWidth };
+  for (let node = element.parentElement; node !== null && node !== document.body; node = node.parentElement) {
+    if (getComputedStyle(node).overflowX === 'visible') continue;
+    const left = node.getBoundingClientRect().left + node.clientLeft;
+    room.left = Math.max(room.left, left);
+    room.right = Math.min(room.right, left + node.clientWidth);
+  }
+  return room;
 }
