@@ -49,17 +49,22 @@ describe('SampleFrameClock', () => {
     expect(calls).toEqual(['strip', 'figures']);
   });
 
-  it('keeps the views together when a sample comes before the minimum interval is over', () => {
+  it('keeps the views together when a sample comes before the draw budget allows', () => {
     const { frames, store, calls } = twoViews();
     store.addFrame(frame(1_000));
     frames.run();
 
     vi.advanceTimersByTime(10);
     store.addFrame(frame(1_010));
-    expect(frames.run()).toBe(0); // too soon: waits for the rest of the 40 ms
-    vi.advanceTimersByTime(30);
+    expect(frames.run()).toBe(1); // the second draw in hand (LIVE_DRAW_BURST)
+    vi.advanceTimersByTime(10);
+    store.addFrame(frame(1_020));
+    expect(frames.run()).toBe(0); // too soon: waits until one more interval has filled the budget
+    vi.advanceTimersByTime(19);
+    expect(frames.run()).toBe(0);
+    vi.advanceTimersByTime(1);
     expect(frames.run()).toBe(1);
-    expect(calls).toEqual(['strip', 'figures', 'strip', 'figures']);
+    expect(calls).toEqual(['strip', 'figures', 'strip', 'figures', 'strip', 'figures']);
   });
 
   it('stops following the store once the last view leaves, and asks for nothing without views', () => {
