@@ -107,8 +107,8 @@ export async function runLatency(options: BenchOptions, app: BenchAioscope, pare
       paint,
       method:
         'socket: Date.now() in the viewer process at the frame event − frame.t. paint: WebSocket wrapper notes arrivals; ' +
-        'MutationObserver notes the commit; rAF + MessageChannel task after it gives the paint time; a frame is painted by ' +
-        'the first paint whose commit came after its arrival.',
+        'MutationObserver and clearRect note each change; rAF + MessageChannel task after the first gives the paint time, and ' +
+        'the paint includes the frames known at the last change before it (changes made while it waits count).',
       target: { socketP95Ms: TARGET_SOCKET_MS, paintP95Ms: TARGET_PAINT_MS },
       met: { socket: socketMet, paint: paintMet },
     });

@@ -10,14 +10,18 @@
  *    with its arrival time (Date.now()) and its frame.t, before socket.io's own handler sees it
  *    (our listener is added in the constructor; engine.io sets `onmessage` after construction).
  * 2. A MutationObserver on the document sees each React commit that changes the DOM, and a wrapper
- *    of CanvasRenderingContext2D.clearRect sees each canvas chart redraw. For the first such change
- *    after a paint it notes how many frames had arrived (they were in the LiveStore when React
- *    rendered), then waits for the next animation frame and, from a MessageChannel task
- *    posted inside that rAF callback, takes Date.now(): that task runs after the frame's
+ *    of CanvasRenderingContext2D.clearRect sees each canvas chart redraw. The first such change
+ *    after a paint starts a probe: it waits for the next animation frame and, from a MessageChannel
+ *    task posted inside that rAF callback, takes Date.now(): that task runs after the frame's
  *    style/layout/paint, so it is the time the change was painted (an upper bound by < 1 ms).
+ *    Each change notes how many frames had arrived (they were in the LiveStore when it was made);
+ *    the paint includes what the last change before it noted. A change made while a probe waits
+ *    (a strip drawn in the same animation frame as the probe's callback) is painted by that
+ *    frame: an earlier version counted only the change that started the probe and gave such
+ *    frames to the next paint, a sample interval later than they were painted.
  *
- * A frame's paint latency = the first paint whose commit included it − frame.t (server clock; the
- * browser and PostgreSQL share this machine's clock). Freshness = paint − t of the newest frame in it.
+ * A frame's paint latency = the first paint that included it − frame.t (server clock; the browser
+ * and PostgreSQL share this machine's clock). Freshness = paint − t of the newest frame in it.
  */
 export const PAINT_HOOK_SCRIPT = `(() => {
   const bench = { active: false, frames: [], paints: [] };
@@ -38,11 +42,14 @@ export const PAINT_HOOK_SCRIPT = `(() => {
   }
   window.WebSocket = HookedWebSocket;
   let pending = false;
+  let committedAt = 0;
+  let included = 0;
   const note = () => {
-    if (!bench.active || pending) return;
+    if (!bench.active) return;
+    included = bench.frames.length;
+    if (pending) return;
     pending = true;
-    const committedAt = Date.now();
-    const included = bench.frames.length;
+    committedAt = Date.now();
     requestAnimationFrame(() => {
       const channel = new MessageChannel();
       channel.port1.onmessage = () => {
