@@ -248,11 +248,13 @@ export class DashboardPage {
         button.scrollIntoView({ block: 'center' });
         button.focus();
         await painted();
-        const tip = button.parentElement.querySelector('.explain-text');
-        if (tip === null) continue;
+        // A live row may have been replaced while the page painted: its button is then gone.
+        const tip = button.isConnected ? button.parentElement.querySelector('.explain-text') : null;
+        const panelOfTip = tip?.closest('.panel') ?? null;
+        if (tip === null || panelOfTip === null) continue;
         result.opened++;
         const text = tip.getBoundingClientRect();
-        const panel = tip.closest('.panel').getBoundingClientRect();
+        const panel = panelOfTip.getBoundingClientRect();
         const corners = [[text.left + 4, text.top + 4], [text.right - 4, text.top + 4],
           [text.left + 4, text.bottom - 4], [text.right - 4, text.bottom - 4]];
         const out = corners.filter(([x, y]) => x < panel.left || x > panel.right || y < panel.top || y > panel.bottom);
