@@ -37,7 +37,7 @@ export class Recorder {
 
   constructor(
     private readonly feed: MonitorFeed,
-    private readonly store: HistoryStore,
+    private readonly store: Pick<HistoryStore, 'enqueue'>,
     private readonly initial: TargetSummary,
     private readonly audits: AuditFeed | null = null,
   ) {}
@@ -86,7 +86,12 @@ export class Recorder {
         const body = JSON.stringify({ t, processes });
         this.store.enqueue({ table: 'raw', target, kind: RAW_KIND.processes, t, hasScans: false, body });
       }),
-      this.feed.on('status', (next) => this.note({ kind: 'status', status: next })),
+      this.feed.on('status', (next) => {
+        const events = this.note({ kind: 'status', status: next });
+        // The server info is read on connecting, before the first live status, when an audit read
+        // is not yet allowed: the connection that goes live is what starts it.
+        if (events.some((event) => event.kind === 'connected')) this.followAudit(false);
+      }),
       this.feed.on('serverInfo', (info) => {
         const events = this.note({ kind: 'serverInfo', ...info, at: Date.now() });
         this.saveDescription();
