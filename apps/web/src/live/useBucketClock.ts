@@ -36,10 +36,10 @@ export function bucketDomainEnd(
  * Re-renders the caller once per chart bucket: as soon as the first frame of a new bucket arrives
  * (the previous one is then complete), right after the next animation frame has painted (so that
  * frame shows the new sample without waiting for every panel: afterNextPaint), as a transition
- * that yields to arriving samples while it renders. Other changes (status,
- * processes, socket state) render within one bucket; without frames, once a second. Nothing
- * renders while the tab is hidden. Panels and charts follow this clock, so their cost is bounded
- * by the bucket rate (5 Hz at 200 ms buckets) whatever the sample rate.
+ * that yields to arriving samples while it renders. Other changes (status, processes, socket
+ * state) render within one bucket; without frames, once a second. Nothing renders while the tab
+ * is hidden. Panels and charts follow this clock, so their cost is bounded by the bucket rate
+ * (5 Hz at 200 ms buckets) whatever the sample rate.
  */
 export function useBucketClock(store: LiveStore, bucketMs: number): BucketView {
   const compute = (): BucketView => {
