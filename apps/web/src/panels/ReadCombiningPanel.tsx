@@ -2,6 +2,7 @@ import { useMemo, type ReactNode } from 'react';
 import type { LiveWindowSummary } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { HistogramChart } from '../charts/HistogramChart.tsx';
+import { blocksPerReadBins, sameBins } from './blocksPerReadBins.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { useThrottledValue } from '../live/useThrottledValue.ts';
 import { EmptyState, Explain, Figure, Panel } from './Panel.tsx';
@@ -27,18 +28,13 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
   const blockSize = target?.server?.blockSize ?? 8192;
   const combineBlocks = Math.round((target?.server?.ioCombineLimitBytes ?? 131072) / blockSize);
   const maxCombineBlocks = Math.round((target?.server?.ioMaxCombineLimitBytes ?? 131072) / blockSize);
-  const bins = useMemo(() => {
-    const counts = new Map<number, number>();
-    for (const frame of frames) {
-      for (const [blocks, count] of Object.entries(frame.newReads?.blocksHistogram ?? {})) {
-        counts.set(Number(blocks), (counts.get(Number(blocks)) ?? 0) + count);
-      }
-    }
-    const top = Math.max(maxCombineBlocks, combineBlocks, ...counts.keys());
-    return Array.from({ length: top }, (_, index) => ({ x: index + 1, count: counts.get(index + 1) ?? 0 }));
-  }, [frames, combineBlocks, maxCombineBlocks]);
-  // The histogram is SVG (recharts): redrawn once a second, not at the page's render rate.
-  const shownBins = useThrottledValue(bins, HISTOGRAM_REDRAW_MS);
+  const bins = useMemo(
+    () => blocksPerReadBins(frames, [combineBlocks, maxCombineBlocks]),
+    [frames, combineBlocks, maxCombineBlocks],
+  );
+  // The histogram is SVG (recharts): redrawn once a second at most, not at the page's render
+  // rate, and not at all while its bars stay the same (an idle server, a scan of cached pages).
+  const shownBins = useThrottledValue(bins, HISTOGRAM_REDRAW_MS, sameBins);
   const batches = deltas
     .filter((delta) => !delta.reset && delta.reads > 0)
     .slice(-BATCHES_SHOWN)
