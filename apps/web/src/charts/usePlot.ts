@@ -2,7 +2,6 @@ import { useEffect, useEffectEvent, useRef, type RefObject } from 'react';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
 import { LayeredPlot, type LayerOptions, type PlotFrame } from './layeredPlot.ts';
-import { chartDraws } from './drawQueue.ts';
 import { drawDue, type LastDrawing } from './drawSchedule.ts';
 import type { ChartBox } from './useChartBox.ts';
 import { usePrintRequests } from './usePrintRequests.ts';
@@ -31,8 +30,7 @@ interface Built {
  * the container, given new data with setData (no rebuild) when `spec.dataDeps` change, destroyed
  * on unmount. A chart out of view draws new data only every few seconds (drawSchedule.ts), at
  * once when it comes back into view, and at once before printing: whatever a person captures or
- * prints shows it drawn. New data is drawn in a task of its own (drawQueue.ts), one chart per
- * task. Returns the plot for callers that draw on their own schedule (the strip).
+ * prints shows it drawn. Returns the plot for callers that draw on their own schedule (the strip).
  */
 export function usePlot(
   container: RefObject<HTMLElement | null>,
@@ -60,7 +58,6 @@ export function usePlot(
     if (current !== null && current.key !== spec.buildKey) {
       // A theme switch or other series: rebuilt at once, on screen or not, so that no chart keeps
       // the old theme until it is scrolled to (or captured that way).
-      chartDraws.remove(current);
       current.plot.destroy();
       current = null;
     }
@@ -77,22 +74,10 @@ export function usePlot(
       current.plot.setSize({ width, height });
     }
     if (!sameItems(current.deps, spec.dataDeps) && (printing || drawDue(box.visible, current.drawn, now))) {
+      const frame = spec.frame();
       current.deps = spec.dataDeps;
-      const target = current;
-      const { frame } = spec;
-      const draw = (): void => {
-        const next = frame();
-        target.drawn = drawingOf(next, Date.now());
-        target.plot.draw(next);
-      };
-      // Printing lays the page out right after this render: drawn now. Otherwise in a task of its
-      // own, so that all the charts of a bucket render do not draw in one (drawQueue.ts).
-      if (printing) {
-        chartDraws.remove(target);
-        draw();
-      } else {
-        chartDraws.add(target, draw);
-      }
+      current.drawn = drawingOf(frame, now);
+      current.plot.draw(frame);
     }
   });
 
@@ -110,7 +95,6 @@ export function usePlot(
 function useDestroyOnUnmount(built: RefObject<Built | null>, plot: RefObject<LayeredPlot | null>): void {
   useEffect(
     () => () => {
-      if (built.current !== null) chartDraws.remove(built.current);
       built.current?.plot.destroy();
       built.current = null;
       plot.current = null;
