@@ -135,7 +135,13 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     expect(await workerDetail.getByTestId('worker-busy').innerText()).toMatch(/\d+(\.\d+)? %/);
     expect(await workerDetail.innerText()).toMatch(/PostgreSQL does not say/);
     expect(await workerDetail.innerText()).not.toMatch(/pg_stat_get_backend_io/);
-    // Escape closes the detail.
+    // An explanation opened by a resting pointer takes the first Escape (WCAG 1.4.13), and only it.
+    await dashboard.page.getByRole('button', { name: 'About sample rates' }).hover();
+    await dashboard.page.getByRole('tooltip').waitFor();
+    await dashboard.page.keyboard.press('Escape');
+    await dashboard.page.getByRole('tooltip').waitFor({ state: 'detached' });
+    expect(await dashboard.processDetailTitle()).toContain(`${workerPid} · io worker`);
+    // The next Escape closes the detail.
     await dashboard.page.keyboard.press('Escape');
     await dashboard.waitUntil(
       'the detail to close on Escape',

@@ -64,20 +64,21 @@ export function Explain({ label, children }: { label: string; children: ReactNod
     document.addEventListener('pointerdown', close);
     return () => document.removeEventListener('pointerdown', close);
   }, [pinned]);
+  useEffect(() => {
+    if (!open) return undefined;
+    // Escape closes an open explanation wherever the focus is, also one opened by a resting
+    // pointer (WCAG 1.4.13), and only it: the press goes no further (a detail behind stays open).
+    const closeOnEscape = (event: KeyboardEvent): void => {
+      if (event.key !== 'Escape') return;
+      event.stopPropagation();
+      setPinned(false);
+      setOpen(false);
+    };
+    window.addEventListener('keydown', closeOnEscape, { capture: true });
+    return () => window.removeEventListener('keydown', closeOnEscape, { capture: true });
+  }, [open]);
   return (
-    <span
-      className="explain"
-      ref={root}
-      onMouseEnter={() => setOpen(true)}
-      onMouseLeave={() => setOpen(pinned)}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && open) {
-          event.stopPropagation();
-          setPinned(false);
-          setOpen(false);
-        }
-      }}
-    >
+    <span className="explain" ref={root} onMouseEnter={() => setOpen(true)} onMouseLeave={() => setOpen(pinned)}>
       <button
         type="button"
         className="info"

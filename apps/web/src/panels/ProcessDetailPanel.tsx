@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
+import { useEffect, useEffectEvent, useMemo, useRef, type ReactNode, type RefObject } from 'react';
 import { bucketize, busyShare, emptyTally, tallyFrame, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, ProcessView, TargetSummary } from '@aioscope/spec';
 import { useProcessDetail } from '../api/targetDetails.ts';
@@ -35,18 +35,25 @@ function useRevealOnSelect(pid: number | null): RefObject<HTMLDivElement | null>
   return ref;
 }
 
-/** Escape closes the detail (unless something inside a form or an explanation took it first). */
+/**
+ * Escape closes the detail (unless something inside a form or an explanation took it first).
+ * The listener stays for as long as a process is selected and reads the newest `onClose` when
+ * called. Re-added on every render (20 a second while live), it could be lost mid-press: when an
+ * earlier keydown listener (the chart library has one) starts a render, React first runs pending
+ * effects, and a listener removed during a dispatch is skipped, its replacement not yet called.
+ */
 function useEscapeToClose(active: boolean, onClose: () => void): void {
+  const onKey = useEffectEvent((event: KeyboardEvent): void => {
+    const target = event.target as HTMLElement | null;
+    if (event.key !== 'Escape' || (target?.closest('input, select, textarea') ?? null) !== null) return;
+    onClose();
+  });
   useEffect(() => {
     if (!active) return undefined;
-    const onKey = (event: KeyboardEvent): void => {
-      const target = event.target as HTMLElement | null;
-      if (event.key !== 'Escape' || (target?.closest('input, select, textarea') ?? null) !== null) return;
-      onClose();
-    };
-    document.addEventListener('keydown', onKey);
-    return () => document.removeEventListener('keydown', onKey);
-  }, [active, onClose]);
+    const listener = (event: KeyboardEvent): void => onKey(event);
+    document.addEventListener('keydown', listener);
+    return () => document.removeEventListener('keydown', listener);
+  }, [active]);
 }
 
 export interface ProcessDetailPanelProps {
