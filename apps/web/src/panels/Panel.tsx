@@ -64,7 +64,9 @@ export function Explain({ label, children }: { label: string; children: ReactNod
     document.addEventListener('pointerdown', close);
     return () => document.removeEventListener('pointerdown', close);
   }, [pinned]);
-  useEffect(() => {
+  // A layout effect: listening from the commit that shows the explanation, so an Escape pressed as
+  // soon as it is seen finds the listener.
+  useLayoutEffect(() => {
     if (!open) return undefined;
     // Escape closes an open explanation wherever the focus is, also one opened by a resting
     // pointer (WCAG 1.4.13), and only it: the press goes no further (a detail behind stays open).

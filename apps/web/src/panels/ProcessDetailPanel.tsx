@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useMemo, useRef, type ReactNode, type RefObject } from 'react';
+import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
 import { bucketize, busyShare, emptyTally, tallyFrame, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, ProcessView, TargetSummary } from '@aioscope/spec';
 import { useProcessDetail } from '../api/targetDetails.ts';
@@ -48,7 +48,8 @@ function useEscapeToClose(active: boolean, onClose: () => void): void {
     if (event.key !== 'Escape' || (target?.closest('input, select, textarea') ?? null) !== null) return;
     onClose();
   });
-  useEffect(() => {
+  // From the commit that shows the detail on (a layout effect), so an Escape as soon as it is seen closes it.
+  useLayoutEffect(() => {
     if (!active) return undefined;
     const listener = (event: KeyboardEvent): void => onKey(event);
     document.addEventListener('keydown', listener);
