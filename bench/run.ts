@@ -12,6 +12,7 @@
  *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
  *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
  *   npm run bench -- --only history-browser  # past ranges, a recording file and replay drawn in Chromium
+ *   npm run bench -- --only page-ab --baseline-web DIR  # an earlier build of the page against this one, interleaved
  *
  * stdout is a Markdown table (one row per measurement and condition); progress goes to stderr.
  * Each measurement writes bench/results/<name>.json; the run writes bench/results/summary.json.
@@ -32,7 +33,7 @@ import {
   type BenchOptions,
   type TableRow,
 } from './lib/common.ts';
-import { useWebBuild } from './lib/dashboard.ts';
+import { checkWebBuild, snapshotBaselineWeb, useWebBuild } from './lib/dashboard.ts';
 import { runFanout } from './lib/fanout.ts';
 import { runFleet } from './lib/fleet.ts';
 import { runHistoryBrowser } from './lib/historyBrowser.ts';
@@ -40,6 +41,7 @@ import { runLatency } from './lib/latency.ts';
 import { runMetricsScrape } from './lib/metricsScrape.ts';
 import { acquireBenchLock } from './lib/lock.ts';
 import { runObserver } from './lib/observer.ts';
+import { pageAbMinutes, runPageAb } from './lib/pageAb.ts';
 import { runProfile } from './lib/profile.ts';
 import { runRecord } from './lib/record.ts';
 import { runRecordingOpen } from './lib/recordingOpen.ts';
@@ -62,6 +64,7 @@ const MEASUREMENTS = [
   'record',
   'history-browser',
   'fleet',
+  'page-ab',
 ] as const;
 type MeasurementName = (typeof MEASUREMENTS)[number];
 const DEFAULT_SET: MeasurementName[] = [
@@ -92,13 +95,15 @@ function parseOptions(argv: string[]): BenchOptions {
       'browser-minutes': { type: 'string' },
       rounds: { type: 'string' },
       'web-dist': { type: 'string' },
+      'baseline-web': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help === true) {
     process.stdout.write(
-      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR]\n' +
+      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR]\n' +
         '  --web-dist DIR: the pages load this build instead of apps/web/dist (before/after comparisons)\n' +
+        '  --baseline-web DIR: the earlier build page-ab compares the page with, window by window in one run\n' +
         `measurements: ${MEASUREMENTS.join(', ')} (soak only when named; --soak M runs the soak)\n`,
     );
     process.exit(0);
@@ -125,6 +130,17 @@ function parseOptions(argv: string[]): BenchOptions {
       throw new BenchUsageError((error as Error).message);
     }
   }
+  const baselineWeb = values['baseline-web'] === undefined ? null : path.resolve(values['baseline-web']);
+  if (baselineWeb !== null) {
+    try {
+      checkWebBuild(baselineWeb, '--baseline-web');
+    } catch (error) {
+      throw new BenchUsageError((error as Error).message);
+    }
+  }
+  if (only.includes('page-ab') && baselineWeb === null) {
+    throw new BenchUsageError('--only page-ab needs --baseline-web DIR: the build of the page to compare with');
+  }
   const quick = values.quick === true;
   const soakMinutes = number(values.soak, '--soak', null);
   return {
@@ -133,6 +149,7 @@ function parseOptions(argv: string[]): BenchOptions {
     soakMinutes,
     browserMinutes: number(values['browser-minutes'], '--browser-minutes', quick ? 0.5 : 2) ?? 2,
     roundsScale: number(values.rounds, '--rounds', 1) ?? 1,
+    baselineWeb,
   };
 }
 
@@ -159,7 +176,12 @@ function selected(options: BenchOptions): MeasurementName[] {
 /** A bound on the whole run, so a hang anywhere still ends the process (with cleanups). */
 function watchdogMinutes(options: BenchOptions, names: MeasurementName[]): number {
   const base = options.quick ? 10 : 30;
-  return base + (names.includes('soak') ? (options.soakMinutes ?? 5) : 0) + options.browserMinutes * 2;
+  return (
+    base +
+    (names.includes('soak') ? (options.soakMinutes ?? 5) : 0) +
+    (names.includes('page-ab') ? pageAbMinutes(options) : 0) +
+    options.browserMinutes * 2
+  );
 }
 
 async function main(): Promise<number> {
@@ -259,6 +281,12 @@ async function main(): Promise<number> {
           case 'fleet':
             print(await runFleet(options, cleanups));
             break;
+          case 'page-ab': {
+            if (options.baselineWeb === null) throw new BenchUsageError('page-ab needs --baseline-web DIR');
+            const baseline = await snapshotBaselineWeb(options.baselineWeb);
+            print(await runPageAb(options, await sharedApp(), baseline, cleanups));
+            break;
+          }
           case 'soak':
             await closeShared(); // the soak's own aioscope at 100 Hz uses the same cluster
             print(await runSoak(options, cleanups));

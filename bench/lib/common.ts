@@ -20,6 +20,8 @@ export interface BenchOptions {
   browserMinutes: number;
   /** Scales the number of interleaved rounds (1 = default). */
   roundsScale: number;
+  /** The earlier web build page-ab compares the page with (--baseline-web); null = none given. */
+  baselineWeb: string | null;
 }
 
 /** A problem the user fixes (bad flag, another run holds the lock): one line, exit code 2. */

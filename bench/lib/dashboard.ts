@@ -18,9 +18,14 @@ let webBuild = WEB_ROOT;
 
 /** Measures another build of the page (e.g. of an earlier commit) against this aioscope. */
 export function useWebBuild(dir: string): void {
-  if (consistentBuild(dir) === null)
-    throw new Error(`--web-dist ${dir}: no complete web build (index.html and its assets)`);
+  checkWebBuild(dir, '--web-dist');
   webBuild = dir;
+}
+
+/** Refuses a folder that holds no complete web build, naming the flag that gave it. */
+export function checkWebBuild(dir: string, flag: string): void {
+  if (consistentBuild(dir) === null)
+    throw new Error(`${flag} ${dir}: no complete web build (index.html and its assets)`);
 }
 
 function consistentBuild(dir: string): { js: string; css: string | null } | null {
@@ -41,18 +46,23 @@ function consistentBuild(dir: string): { js: string; css: string | null } | null
  * and another process may rebuild dist/ (new hashed names) while the bench runs: pages would then
  * load a shell whose script is a 404. Serving the bundle from this copy keeps a run on one build.
  */
-export async function snapshotWebApp(): Promise<WebSnapshot> {
+export async function snapshotWebApp(build = webBuild, into = SNAPSHOT_DIR): Promise<WebSnapshot> {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const source = consistentBuild(webBuild);
+    const source = consistentBuild(build);
     if (source !== null) {
-      rmSync(SNAPSHOT_DIR, { recursive: true, force: true });
-      cpSync(webBuild, SNAPSHOT_DIR, { recursive: true });
-      const copied = consistentBuild(SNAPSHOT_DIR);
-      if (copied !== null) return { dir: SNAPSHOT_DIR, ...copied };
+      rmSync(into, { recursive: true, force: true });
+      cpSync(build, into, { recursive: true });
+      const copied = consistentBuild(into);
+      if (copied !== null) return { dir: into, ...copied };
     }
     await sleep(1_000); // a build in progress: vite empties dist/ first
   }
-  throw new Error(`no complete web build in ${webBuild}: run npm run build`);
+  throw new Error(`no complete web build in ${build}: run npm run build`);
+}
+
+/** The earlier build a `page-ab` run compares the page with (--baseline-web), copied like the page's own. */
+export async function snapshotBaselineWeb(dir: string): Promise<WebSnapshot> {
+  return snapshotWebApp(dir, `${SNAPSHOT_DIR}-baseline`);
 }
 
 /** Serves the page's script, its lazy chunks and stylesheet from the snapshot, whatever names the shell asks for. */

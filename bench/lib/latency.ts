@@ -35,7 +35,8 @@ export interface PaintAnalysis {
   paintIntervalMs: Percentiles;
 }
 
-export function analysePaints(frames: [number, number][], paints: [number, number, number][]): PaintAnalysis {
+/** Per frame: the first paint that included it − frame.t (frames after the last paint have none). */
+export function paintLatencies(frames: [number, number][], paints: [number, number, number][]): number[] {
   const paintLatency: number[] = [];
   let cursor = 0;
   for (let index = 0; index < frames.length; index++) {
@@ -44,6 +45,11 @@ export function analysePaints(frames: [number, number][], paints: [number, numbe
     if (paint === undefined) break; // arrived after the last paint of the window
     paintLatency.push(paint[1] - (frames[index] as [number, number])[1]);
   }
+  return paintLatency;
+}
+
+export function analysePaints(frames: [number, number][], paints: [number, number, number][]): PaintAnalysis {
+  const paintLatency = paintLatencies(frames, paints);
   const freshness = paints
     .filter((paint) => paint[2] > 0)
     .map((paint) => paint[1] - (frames[paint[2] - 1] as [number, number])[1]);
