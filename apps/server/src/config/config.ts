@@ -1,3 +1,6 @@
+// Over 250 lines on purpose: the command line's one contract, kept in one file so that a flag is
+// added in one place: its line in the help text, its schema with the message a bad value gets, and
+// its name in parseConfig's errors. The value rules it uses live apart (recordingLimits, access).
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
