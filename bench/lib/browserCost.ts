@@ -13,12 +13,11 @@ import {
   type TableRow,
 } from './common.ts';
 import { LONG_TASK_SCRIPT, PAGE_NOW, longTasksSince } from './pageScripts.ts';
+import { enablePageMetrics, readPageMetrics, type PageMetrics } from './pageMetrics.ts';
 import { fmt, summarize } from './stats.ts';
 
 const TARGET_BUSY_SHARE = 0.2;
 const TARGET_HEAP_DRIFT = 0.1;
-
-type Metrics = Record<string, number>;
 
 interface Sample {
   /** Seconds since the measurement began (CDP Timestamp). */
@@ -66,16 +65,13 @@ export async function runBrowserCost(options: BenchOptions, app: BenchAioscope, 
     await openDashboard(page, app.url);
     await sleep(options.quick ? 5_000 : 15_000); // load, snapshot and first renders are not steady state
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
-    const metrics = async (): Promise<Metrics> => {
-      const { metrics: list } = await cdp.send('Performance.getMetrics');
-      return Object.fromEntries(list.map((metric) => [metric.name, metric.value]));
-    };
-    const gc = async (): Promise<Metrics> => {
+    await enablePageMetrics(cdp);
+    const metrics = (): Promise<PageMetrics> => readPageMetrics(cdp);
+    const gc = async (): Promise<PageMetrics> => {
       await cdp.send('HeapProfiler.collectGarbage');
       return metrics();
     };
-    const value = (m: Metrics, name: string): number => m[name] ?? NaN;
+    const value = (m: PageMetrics, name: string): number => m[name] ?? NaN;
 
     let previous = await gc();
     const begin = value(previous, 'Timestamp');

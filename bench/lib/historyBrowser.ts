@@ -30,6 +30,7 @@ import {
   type ResourceTiming,
   type WatchResult,
 } from './historyPageScripts.ts';
+import { enablePageMetrics, readPageMetrics, type PageMetrics } from './pageMetrics.ts';
 import { fmt, fmtSummary, summarize, type Summary } from './stats.ts';
 
 /** Issue 12's goals. */
@@ -365,8 +366,6 @@ async function measureReplay(
   return windows;
 }
 
-type Metrics = Record<string, number>;
-
 async function busyOver(
   context: BrowserContext,
   page: Page,
@@ -374,11 +373,8 @@ async function busyOver(
 ): Promise<Omit<ReplayWindow, 'round' | 'condition'>> {
   const cdp: CDPSession = await context.newCDPSession(page);
   try {
-    await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
-    const metrics = async (): Promise<Metrics> => {
-      const { metrics: list } = await cdp.send('Performance.getMetrics');
-      return Object.fromEntries(list.map((metric) => [metric.name, metric.value]));
-    };
+    await enablePageMetrics(cdp);
+    const metrics = (): Promise<PageMetrics> => readPageMetrics(cdp);
     const atParam = (): number => Number(new URL(page.url()).searchParams.get('at') ?? NaN);
     const loadBefore = load();
     const first = await metrics();

@@ -23,6 +23,7 @@ import {
   PAINT_HOOK_START,
   longTasksSince,
 } from './pageScripts.ts';
+import { enablePageMetrics, readPageMetrics } from './pageMetrics.ts';
 import { fmt, max, min, quantile } from './stats.ts';
 
 /**
@@ -71,11 +72,10 @@ async function measureWindow(
     await openDashboard(page, url);
     await sleep(SETTLE_MS);
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Performance.enable', { timeDomain: 'timeTicks' });
+    await enablePageMetrics(cdp);
     const taskClock = async (): Promise<{ task: number; wall: number }> => {
-      const { metrics } = await cdp.send('Performance.getMetrics');
-      const value = (name: string): number => metrics.find((metric) => metric.name === name)?.value ?? Number.NaN;
-      return { task: value('TaskDuration'), wall: value('Timestamp') };
+      const metrics = await readPageMetrics(cdp);
+      return { task: metrics.TaskDuration ?? Number.NaN, wall: metrics.Timestamp ?? Number.NaN };
     };
     const pageStart = (await page.evaluate(PAGE_NOW)) as number;
     const start = await taskClock();
