@@ -3,9 +3,11 @@ import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RecordingState } from '@aioscope/spec';
 import type { Logger } from '../targets/resolveTarget.ts';
+import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from './recordingLimits.ts';
 import { applyRetention } from './retention.ts';
 import { STORE_FILE, closeStoreFile, errorText, openStoreFile, pauseReason, type OpenStore } from './storeFile.ts';
+import type { TargetDescription } from './storeReader.ts';
 import { chunkOfTable } from './storeSchema.ts';
 import { writeBatch, type PendingRow } from './storeWriter.ts';
 
@@ -37,7 +39,9 @@ export interface HistoryStoreOptions {
  * transaction, off the sampler's path (the sampler only appends to an array). A failed open or
  * write pauses recording with the OS's reason, closes DuckDB (it may refuse further writes after
  * an I/O error) and retries every 2 s from the file; rows beyond the bound are dropped oldest first
- * and counted, so a stuck disk cannot grow memory without limit.
+ * and counted, so a stuck disk cannot grow memory without limit. A store it must not open (written
+ * by a newer aioscope: StoreRefusedError) pauses recording for good, with what to do: it is never
+ * retried, written, moved aside or read.
  */
 export class HistoryStore {
   private open: OpenStore | null = null;
@@ -46,6 +50,8 @@ export class HistoryStore {
   private droppedRows = 0;
   private busy = false;
   private closed = false;
+  /** The store was refused (StoreRefusedError): nothing will be written, so nothing is held. */
+  private refused = false;
   private nextAttemptAt = 0;
   /** Not at start-up: dropping and checkpointing a large store would delay the first page. */
   private nextRetentionAt = Date.now() + RETENTION_START_DELAY_MS;
@@ -74,7 +80,7 @@ export class HistoryStore {
   }
 
   enqueue(row: PendingRow): void {
-    if (this.closed) return;
+    if (this.closed || this.refused) return;
     this.pending.push(row);
     const max = this.options.maxPendingRows ?? MAX_PENDING_ROWS;
     if (this.pending.length > max) {
@@ -87,7 +93,8 @@ export class HistoryStore {
 
   /**
    * Runs a query on the read connection, one at a time (a DuckDB connection runs one statement at
-   * once); answers `closed` while the store is not open (recording paused).
+   * once); answers `closed` while the store is not open (recording paused, or the store refused).
+   * An open store is at STORE_VERSION with bodies of BODY_VERSION: openStoreFile refuses any other.
    */
   read<T>(query: (connection: DuckDBConnection) => Promise<T>, closed: T): Promise<T> {
     const run = this.reads.then(() => {
@@ -145,6 +152,7 @@ export class HistoryStore {
             `history store could not be read; moved aside to ${this.open.movedAside}, starting a new one`,
           );
         }
+        this.logMigration(this.open.migrated);
       }
       await this.flush();
       if (this.status.state !== 'recording') this.setStatus({ state: 'recording', reason: null });
@@ -176,13 +184,29 @@ export class HistoryStore {
     const open = this.open;
     this.open = null;
     if (open !== null) this.reads = this.reads.then(() => closeStoreFile(open));
-    this.nextAttemptAt = Date.now() + RETRY_INTERVAL_MS;
+    const refused = error instanceof StoreRefusedError;
+    // Nothing this process does makes a newer store readable; retrying would only open it again.
+    this.nextAttemptAt = refused ? Infinity : Date.now() + RETRY_INTERVAL_MS;
+    if (refused) {
+      this.refused = true;
+      this.pending = [];
+    }
     const reason = pauseReason(error);
     if (this.status.state === 'paused' && this.status.reason === reason) return;
     this.options.log.warn(
-      `history recording paused: ${reason} (${errorText(error)}); retrying every ${RETRY_INTERVAL_MS / 1000} s`,
+      refused
+        ? `history recording paused: ${reason}; not retried`
+        : `history recording paused: ${reason} (${errorText(error)}); retrying every ${RETRY_INTERVAL_MS / 1000} s`,
     );
     this.setStatus({ state: 'paused', reason });
+  }
+
+  private logMigration({ from, to, adopted, ran }: MigrationOutcome): void {
+    const { log } = this.options;
+    if (adopted) log.info(`history store from before store versions adopted as version ${from}`);
+    if (ran.length === 0) return;
+    if (from === 0) log.info(`history store created at version ${to}`);
+    else log.info(`history store migrated from version ${from} to ${to}: ${ran.map((s) => s.describe).join('; ')}`);
   }
 
   private setStatus(status: RecordingStatus): void {
@@ -208,4 +232,18 @@ export class HistoryStore {
       if (chunk !== null) this.knownChunks.add(chunk);
     }
   }
+}
+
+/** What the store said about a target when it was last recorded (its targets row); null if never, or closed. */
+export function storedDescription(
+  store: Pick<HistoryStore, 'read'>,
+  targetId: string,
+): Promise<TargetDescription | null> {
+  return store.read(async (connection) => {
+    const rows = (
+      await connection.runAndReadAll('SELECT description FROM targets WHERE target = $1', [targetId])
+    ).getRowsJS();
+    const json = rows[0]?.[0];
+    return typeof json === 'string' ? (JSON.parse(json) as TargetDescription) : null;
+  }, null);
 }

@@ -7,6 +7,16 @@
 
 export const RAW_CHUNK_MS = 10 * 60_000;
 
+/**
+ * The format of a raw row's body: JSON of a LiveFrame, an IoStatDelta or a ProcessesSnapshot as
+ * packages/spec defines them (kind says which). Version 1 is the format of the first release. Bump
+ * it when a body written before would be misread: a field renamed, removed, retyped or newly
+ * required, a unit changed (an added optional field that old bodies simply lack is not such a
+ * change). The bump comes with a migration (storeMigrations.ts) that rewrites or tags the rows and
+ * sets store_meta.body_version; the store opens only at this version.
+ */
+export const BODY_VERSION = 1;
+
 /** What a raw row holds; the number is stored (UTINYINT). */
 export const RAW_KIND = { frame: 0, ioDelta: 1, processes: 2 } as const;
 export type RawKind = (typeof RAW_KIND)[keyof typeof RAW_KIND];

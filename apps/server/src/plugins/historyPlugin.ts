@@ -2,7 +2,7 @@ import path from 'node:path';
 import fp from 'fastify-plugin';
 import type { HistoryEventKind, HistoryExtent, TargetSummary } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
-import { HistoryStore } from '../history/historyStore.ts';
+import { HistoryStore, storedDescription } from '../history/historyStore.ts';
 import { Recorder } from '../history/recorder.ts';
 import type { RecordingLimits } from '../history/recordingLimits.ts';
 import { StoreHistoryReader, type TargetDescription } from '../history/storeReader.ts';
@@ -61,7 +61,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
     const readers = new Map<string, HistoryReader>();
     // Targets added by a reload get a recorder; a removed one's recorder stops (its past stays readable).
     const record = async (monitor: TargetMonitor): Promise<void> => {
-      const previous = await previousDescription(store, monitor.id);
+      const previous = await storedDescription(store, monitor.id);
       if (app.monitors.get(monitor.id) !== monitor) return; // removed while the store answered
       // From the summary to the subscriptions without an await: no status change falls between.
       const recorder = new Recorder(monitor, store, monitor.summary(), sharedAuditCache(monitor));
@@ -108,16 +108,6 @@ export const historyPlugin = fp<HistoryPluginOptions>(
   },
   { name: 'aioscope-history', dependencies: ['aioscope-monitors', 'aioscope-lab'] },
 );
-
-async function previousDescription(store: HistoryStore, targetId: string): Promise<TargetDescription | null> {
-  return store.read(async (connection) => {
-    const rows = (
-      await connection.runAndReadAll('SELECT description FROM targets WHERE target = $1', [targetId])
-    ).getRowsJS();
-    const json = rows[0]?.[0];
-    return typeof json === 'string' ? (JSON.parse(json) as TargetDescription) : null;
-  }, null);
-}
 
 function describe(summary: TargetSummary): TargetDescription {
   const { id, name, server, capabilities, sampleRateHz, statRateHz } = summary;
