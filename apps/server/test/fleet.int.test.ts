@@ -10,7 +10,7 @@ import { startAioscope, type RunningAioscope } from '../src/server.ts';
 import { runCli } from './support/cliProcess.ts';
 import { startDebianPostgres, type DebianPostgres } from './support/debianPostgres.ts';
 import { sleep, waitUntil } from './support/polling.ts';
-import { startTestPostgres } from './support/testPostgres.ts';
+import { connect, startTestPostgres } from './support/testPostgres.ts';
 
 const quiet = { info: (): void => undefined, warn: (): void => undefined };
 
@@ -77,7 +77,11 @@ describe('many targets in one aioscope', () => {
     const passFile = path.join(dir, 'pgpass');
     const line = (s: EmbeddedPostgresServer): string =>
       `127.0.0.1:${s.port}:*:${String(s.connectionConfig.user)}:${String(s.connectionConfig.password)}`;
-    await writeFile(passFile, `${line(live)}\n${line(frozen)}\n`);
+    // A role without grants on the live cluster (no pg_read_all_stats, no pg_monitor).
+    const admin = await connect(live);
+    await admin.query(`CREATE ROLE fleet_plain LOGIN PASSWORD 'fleet-plain-pw'`);
+    await admin.end();
+    await writeFile(passFile, `${line(live)}\n${line(frozen)}\n127.0.0.1:${live.port}:*:fleet_plain:fleet-plain-pw\n`);
     await chmod(passFile, 0o600);
     process.env.PGPASSFILE = passFile;
   });
@@ -150,6 +154,52 @@ describe('many targets in one aioscope', () => {
       );
     } finally {
       signal(pids, 'SIGCONT');
+      await running.close();
+    }
+  });
+
+  it('puts a role without grants above healthy servers, with a metric and the GRANT that fixes it', async () => {
+    await writeFile(
+      file,
+      [
+        `- name: granted\n  url: ${urlOf(live)}`,
+        `- name: plain\n  url: postgres://fleet_plain@127.0.0.1:${live.port}/postgres`,
+      ].join('\n'),
+    );
+    const running = await start(file);
+    try {
+      await waitUntil(
+        async () =>
+          (await overview(running)).rows.every(
+            (r) => r.target.status.state === 'live' && r.target.capabilities !== null,
+          ),
+        60_000,
+        'both targets live with their privileges read',
+      );
+      const rows = (await overview(running)).rows;
+      // Live, like a healthy server, yet first: it cannot show reads in flight nor others' waits.
+      expect(rows.map((r) => r.target.id)).toEqual(['plain', 'granted']);
+      const [plain, granted] = rows;
+      expect(plain?.target.status.state).toBe('live');
+      expect(plain?.target.capabilities).toMatchObject({ canReadPgAios: false, canSeeAllActivity: false });
+      expect(plain?.attention.reasons.map((r) => r.kind)).toContain('missingPrivileges');
+      expect(plain?.attention.reasons.find((r) => r.kind === 'missingPrivileges')?.message).toMatch(
+        /GRANT pg_read_all_stats/,
+      );
+      expect(granted?.attention.reasons.map((r) => r.kind)).not.toContain('missingPrivileges');
+
+      const metrics = (await running.app.inject('/metrics')).body;
+      const privilege = (target: string, name: string): string | undefined =>
+        metrics
+          .split('\n')
+          .find((l) => l.startsWith('aioscope_role_privilege{') && l.includes(`target="${target}"`) && l.includes(name))
+          ?.split(' ')
+          .at(-1);
+      expect(privilege('plain', 'privilege="read_pg_aios"')).toBe('0');
+      expect(privilege('plain', 'privilege="see_all_activity"')).toBe('0');
+      expect(privilege('granted', 'privilege="read_pg_aios"')).toBe('1');
+      expect(privilege('granted', 'privilege="see_all_activity"')).toBe('1');
+    } finally {
       await running.close();
     }
   });

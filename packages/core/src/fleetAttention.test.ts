@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { TargetStatus } from '@aioscope/spec';
+import type { Capabilities, TargetStatus } from '@aioscope/spec';
 import { fleetAttention, readsNotCombining, STALE_AFTER_MS, type AttentionInput } from './fleetAttention.ts';
 import type { WorkerVerdict } from './saturation.ts';
+import { parseCapabilities, type ServerInfoQueryRow } from './settings.ts';
+import { loadFixture } from './testFixtures.ts';
+
+/** What SERVER_INFO_SQL returned for a role with grants (pg_monitor) and for one without, on 18.6. */
+const capabilitiesOf = (file: string): Capabilities => {
+  const recorded = loadFixture<{ serverInfo: ServerInfoQueryRow[] }>(`servers/${file}`);
+  return parseCapabilities(recorded.serverInfo[0] as ServerInfoQueryRow);
+};
+const granted = capabilitiesOf('pg18.6-io_uring.json');
+const noGrants = capabilitiesOf('pg18.6-io_uring-no-grants.json');
 
 const NOW = 1_000_000;
 const live: TargetStatus = { state: 'live', message: null, since: NOW - 60_000, lastFrameAt: NOW, skippedTicks: 0 };
@@ -16,6 +26,7 @@ const quiet = { reads: 0, bytes: 0, seconds: 60 };
 function input(overrides: Partial<AttentionInput> = {}): AttentionInput {
   return {
     status: live,
+    capabilities: granted,
     now: NOW,
     lastFrameReceivedAt: NOW - 50,
     workers: keepingUp,
@@ -81,6 +92,28 @@ describe('fleet attention', () => {
     // A target that just started is not yet a problem.
     expect(kinds(input({ status: { ...live, state: 'connecting', since: NOW - 1_000 } }))).toEqual([]);
     expect(kinds(input({ status: { ...live, state: 'connecting', since: NOW - 6_000 } }))).toEqual(['disconnected']);
+  });
+});
+
+describe('a role without grants', () => {
+  it('needs attention, with the GRANT that fixes it, above a healthy server and below a stale one', () => {
+    const blind = fleetAttention(input({ capabilities: noGrants }));
+    expect(blind.reasons).toEqual([
+      {
+        kind: 'missingPrivileges',
+        message:
+          "the role cannot read pg_aios or other sessions' wait events: GRANT pg_read_all_stats (or pg_monitor) to it",
+      },
+    ]);
+    expect(blind.score).toBeGreaterThan(fleetAttention(input()).score);
+    const stale = fleetAttention(input({ lastFrameReceivedAt: NOW - STALE_AFTER_MS - 1 }));
+    expect(stale.score).toBeGreaterThan(blind.score);
+  });
+
+  it('says nothing before the privileges are read, or on a server without pg_aios', () => {
+    expect(kinds(input({ capabilities: null }))).toEqual([]);
+    const pg16 = { hasPgAios: false, canReadPgAios: false, statIoHasBytes: false, canSeeAllActivity: true };
+    expect(kinds(input({ capabilities: pg16 }))).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { AttentionKind, AttentionReason, TargetStatus } from '@aioscope/spec';
+import type { AttentionKind, AttentionReason, Capabilities, TargetStatus } from '@aioscope/spec';
 import type { WorkerVerdict } from './saturation.ts';
 
 /**
@@ -7,9 +7,11 @@ import type { WorkerVerdict } from './saturation.ts';
  * refused server is above any live one however many lesser reasons that one has.
  */
 export const ATTENTION_WEIGHTS: Record<AttentionKind, number> = {
-  refused: 32,
-  disconnected: 16,
-  stale: 8,
+  refused: 64,
+  disconnected: 32,
+  stale: 16,
+  // Above what it hides: without pg_read_all_stats neither saturation nor reads in flight can show.
+  missingPrivileges: 8,
   workersSaturated: 4,
   readsNotCombining: 2,
   auditFailed: 1,
@@ -31,6 +33,8 @@ export interface BulkReads {
 
 export interface AttentionInput {
   status: TargetStatus;
+  /** What the role may read (null until the first settings read). */
+  capabilities: Capabilities | null;
   /** aioscope's clock now, and when it last received a frame (not the server's clock: skew). */
   now: number;
   lastFrameReceivedAt: number | null;
@@ -55,6 +59,20 @@ export function readsNotCombining(bulk: BulkReads, ioCombineLimitBytes: number |
   return `sequential scans read ${kib(perRead)} per read, io_combine_limit is ${kib(ioCombineLimitBytes)} (pg_stat_io bulkread, last ${Math.round(bulk.seconds)} s)`;
 }
 
+/**
+ * What the role cannot read, with the GRANT that fixes it; null when it reads everything. The same
+ * condition as the dashboard's banner and the AioscopeMissingPrivileges alert
+ * (aioscope_role_privilege == 0), so the overview does not call such a server healthy.
+ */
+export function missingPrivileges(capabilities: Capabilities | null): string | null {
+  if (capabilities === null) return null;
+  const missing: string[] = [];
+  if (capabilities.hasPgAios && !capabilities.canReadPgAios) missing.push('pg_aios');
+  if (!capabilities.canSeeAllActivity) missing.push("other sessions' wait events");
+  if (missing.length === 0) return null;
+  return `the role cannot read ${missing.join(' or ')}: GRANT pg_read_all_stats (or pg_monitor) to it`;
+}
+
 /** The reasons, most serious first, and their score (0: nothing to look at). */
 export function fleetAttention(input: AttentionInput): { score: number; reasons: AttentionReason[] } {
   const reasons: AttentionReason[] = [];
@@ -73,6 +91,8 @@ export function fleetAttention(input: AttentionInput): { score: number; reasons:
       reasons.push({ kind: 'stale', message: `no sample for ${Math.round(age / 1000)} s` });
     }
   }
+  const privileges = missingPrivileges(input.capabilities);
+  if (privileges !== null) reasons.push({ kind: 'missingPrivileges', message: privileges });
   if (input.workers.level === 'saturated') {
     const figure = input.workers.evidence[0];
     reasons.push({

@@ -15,6 +15,7 @@ export const ATTENTION_KINDS = [
   'refused',
   'disconnected',
   'stale',
+  'missingPrivileges',
   'workersSaturated',
   'readsNotCombining',
   'auditFailed',

@@ -65,6 +65,7 @@ export class OverviewTracker {
     const frames = monitor.recentFrames(Math.ceil((VERDICT_WINDOW_MS / 1000) * target.sampleRateHz) + 1);
     const attention = fleetAttention({
       status: target.status,
+      capabilities: target.capabilities,
       now: this.now(),
       lastFrameReceivedAt: tracked.lastFrameAt,
       workers: workerVerdict(frames, target.server?.ioMethod ?? null),

@@ -32,6 +32,11 @@ function defineFamilies(registry: Registry) {
       "1 for the target's current connection state of the fast sampler, 0 for the others.",
       ['state'],
     ),
+    rolePrivilege: gauge(
+      'aioscope_role_privilege',
+      "1 when aioscope's role has the privilege, 0 when not (GRANT pg_read_all_stats or pg_monitor): read_pg_aios (reads in flight; absent before 18), see_all_activity (other sessions' wait events). Re-read every 30 s (5 s while missing).",
+      ['privilege'],
+    ),
     sampleRate: gauge(
       'aioscope_sample_rate_hertz',
       'Configured fast tick rate (pg_aios + pg_stat_activity samples per second).',

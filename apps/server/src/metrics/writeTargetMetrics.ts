@@ -38,6 +38,12 @@ function writeHealth(f: MetricFamilies, labels: Labels, scrape: TargetScrape): v
   );
   for (const state of CONNECTION_STATES)
     f.connectionState.set({ ...labels, state }, summary.status.state === state ? 1 : 0);
+  const capabilities = summary.capabilities;
+  if (capabilities !== null) {
+    if (capabilities.hasPgAios)
+      f.rolePrivilege.set({ ...labels, privilege: 'read_pg_aios' }, capabilities.canReadPgAios ? 1 : 0);
+    f.rolePrivilege.set({ ...labels, privilege: 'see_all_activity' }, capabilities.canSeeAllActivity ? 1 : 0);
+  }
   f.sampleRate.set(labels, summary.sampleRateHz);
   if (interval.seconds > 0) f.achievedRate.set(labels, interval.point.frames / interval.seconds);
   f.lastSampleAge.set(labels, (now - (tally.latestAt ?? tally.watchedSince)) / 1000);
