@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
@@ -6,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { runCli, waitForUrl } from './support/cliProcess.ts';
+import { waitUntil } from './support/polling.ts';
 import { TEST_DATA_ROOT, connect, freePort, startTestPostgres } from './support/testPostgres.ts';
 
 function expectOneLineError(stderr: string, pattern: RegExp): void {
@@ -58,6 +60,58 @@ describe('command line against a real PostgreSQL 18', () => {
     expect(await run.exited).toBe(2);
     expectOneLineError(run.stderr(), /authentication failed/);
     expect(run.stderr()).not.toContain('not-the-password');
+  });
+
+  describe('a --db without a password in it', () => {
+    let home: string;
+    let noPassword: string;
+    beforeAll(() => {
+      // An empty home: the developer's own ~/.pgpass must not answer for the test.
+      home = mkdtempSync(path.join(tmpdir(), 'aioscope-cli-home-'));
+      noPassword = url.replace(/:[^:@/]+@/, '@');
+    });
+    afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+    it('says which password is missing and where aioscope looked', async () => {
+      const run = runCli(['--db', noPassword], { HOME: home });
+      expect(await run.exited).toBe(2);
+      const user = String(server.connectionConfig.user);
+      expectOneLineError(
+        run.stderr(),
+        new RegExp(`wants a password for ${user}@127\\.0\\.0\\.1:${String(server.connectionConfig.port)}/postgres`),
+      );
+      expect(run.stderr()).toContain('PGPASSWORD is not set');
+      expect(run.stderr()).toContain(`${path.join(home, '.pgpass')} does not exist`);
+      expect(run.stderr()).toMatch(/~\/\.pgpass.*PGPASSFILE/);
+      expect(run.stderr()).not.toContain('SASL');
+    });
+
+    it('uses the password file PGPASSFILE names, without a deprecation warning', async () => {
+      const passFile = path.join(home, 'pgpass');
+      const { user, password, port } = server.connectionConfig;
+      writeFileSync(passFile, `127.0.0.1:${String(port)}:postgres:${String(user)}:${String(password)}\n`, {
+        mode: 0o600,
+      });
+      const run = runCli(['--db', noPassword, '--port', '0'], { HOME: home, PGPASSFILE: passFile });
+      try {
+        const base = await waitForUrl(run);
+        await waitUntil(
+          async () => {
+            const targets = (await (await fetch(new URL('/api/targets', base))).json()) as {
+              status: { state: string };
+            }[];
+            return targets[0]?.status.state === 'live';
+          },
+          30_000,
+          'the target to go live',
+          200,
+        );
+        expect(run.stderr()).not.toMatch(/deprecat|pgpass support/i);
+      } finally {
+        run.child.kill('SIGTERM');
+      }
+      expect(await run.exited).toBe(0);
+    });
   });
 
   it('says so when the port is in use', async () => {

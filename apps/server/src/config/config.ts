@@ -77,7 +77,8 @@ Options:
   --log-level <level>   fatal, error, warn, info, debug (default info)
   -h, --help            show this help
 
-Environment: PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD (and ~/.pgpass) as psql reads them.
+Environment: PGHOST, PGPORT, PGDATABASE, PGUSER as psql reads them; the password from PGPASSWORD,
+else the password file PGPASSFILE names, else ~/.pgpass (mode 600).
 `;
 
 /** What is wrong with a connection URL ("must start with postgres://"), or null. */

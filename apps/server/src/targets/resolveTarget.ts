@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/config.ts';
 import { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from '../sampler/sessions.ts';
 import { findFreePort } from '../system/processes.ts';
+import { withPasswordLookup } from './passwordLookup.ts';
 import type { TargetDefinition } from './target.ts';
 
 /** A start-up failure the user can fix: printed as one line, exit code 2. */
@@ -46,8 +47,9 @@ export function describeConnection(config: ClientConfig, env: NodeJS.ProcessEnv)
 
 function externalClientConfig(source: Exclude<TargetSource, { kind: 'embedded' }>): ClientConfig {
   // Fields, not the string: the relation resolver connects to other databases by overriding `database`.
-  if (source.kind === 'url') return parseIntoClientConfig(source.connectionString);
-  return {}; // node-postgres reads PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD and ~/.pgpass itself
+  // node-postgres reads PGHOST, PGPORT, PGUSER and PGDATABASE itself; the password aioscope looks up.
+  if (source.kind === 'url') return withPasswordLookup(parseIntoClientConfig(source.connectionString));
+  return withPasswordLookup({});
 }
 
 /** Connects once before starting: a server we cannot watch is a start-up error, not a dashboard. */

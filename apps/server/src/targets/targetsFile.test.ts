@@ -45,6 +45,8 @@ describe('the targets file', () => {
       port: 5432,
       user: 'aioscope',
       database: 'billing',
+      // aioscope looks the password up itself (PGPASSWORD, PGPASSFILE or ~/.pgpass): passwordLookup.ts
+      password: expect.any(Function),
     });
   });
 

@@ -2,6 +2,7 @@ import type { ClientConfig } from 'pg';
 import { parse as parseConnectionString, parseIntoClientConfig } from 'pg-connection-string';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, checkConnectionUrl } from '../config/config.ts';
+import { withPasswordLookup } from './passwordLookup.ts';
 import type { TargetDefinition } from './target.ts';
 
 /** A fast-tick rate: a fixed number of samples a second, or 'auto' (the cost budget picks it). */
@@ -88,7 +89,12 @@ export function parseTargetsFile(text: string, file: string): FleetTarget[] {
     }
     seen.set(id, { name, line: nameField.line });
     targets.push({
-      definition: { id, name, kind: 'external', clientConfig: clientConfigOf(fields, where, itemLine) },
+      definition: {
+        id,
+        name,
+        kind: 'external',
+        clientConfig: withPasswordLookup(clientConfigOf(fields, where, itemLine)),
+      },
       labels: labelsOf(fields.get('labels'), where),
       rate: rateOf(fields.get('rate'), where),
     });
