@@ -11,14 +11,19 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'bench/lib/**/*.test.ts'],
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'apps/*/src/**/*.test.ts',
+            'apps/web/scripts/**/*.test.ts',
+            'bench/lib/**/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['apps/server/test/**/*.int.test.ts'],
+          include: ['apps/server/test/**/*.int.test.ts', 'apps/web/scripts/**/*.int.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: false,
