@@ -66,6 +66,16 @@ describe('access control and what reaches the browser', () => {
     expect((await fetch(`${url}/api/targets`, { headers: { cookie: cookieHeader } })).status).toBe(200);
   });
 
+  it('answers /api/health without the token, with nothing but that it is up; no other URL passes for it', async () => {
+    const health = await fetch(`${url}/api/health`);
+    expect(health.status).toBe(200);
+    expect(await health.text()).toBe('{"ok":true}');
+    expect((await fetch(`${url}/api/health`, { method: 'HEAD' })).status).toBe(200);
+    for (const path of ['/api/health/', '/api/healthz', '/api//health', '/API/health', '/api/targets?x=/api/health'])
+      expect((await fetch(`${url}${path}`)).status, path).toBe(401);
+    expect((await fetch(`${url}/api/health`, { method: 'POST' })).status).toBe(401);
+  });
+
   it('refuses the socket without the token or from another origin', async () => {
     expect(await trySocket(url)).toMatch(/^refused/);
     expect(await trySocket(url, { authorization: `Bearer ${TOKEN}` })).toBe('connected');

@@ -35,12 +35,23 @@ export function requestHasToken(
 }
 
 /**
+ * The one route open without the token: GET (and HEAD) /api/health, matched as the route fastify
+ * found, so no other URL can pass for it. A container's HEALTHCHECK or an orchestrator's probe asks
+ * it without the token. It answers `{"ok":true}` and nothing else: that an aioscope is listening,
+ * which the 401 of any other URL says as well (its message names aioscope); no target, server,
+ * version, setting or state.
+ */
+export const OPEN_ROUTE = '/api/health';
+
+/**
  * Token access for a dashboard listening beyond loopback: the page, the REST API and the socket
- * all need it. Opening `/?token=…` once stores it in an HttpOnly, SameSite=Strict cookie and
- * redirects to a URL without it. Needs @fastify/cookie registered.
+ * all need it (all but OPEN_ROUTE). Opening `/?token=…` once stores it in an HttpOnly,
+ * SameSite=Strict cookie and redirects to a URL without it. Needs @fastify/cookie registered.
  */
 export function registerAccessControl(app: FastifyInstance, token: string): void {
   app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url === OPEN_ROUTE && (request.method === 'GET' || request.method === 'HEAD'))
+      return undefined;
     const fromQuery = (request.query as { token?: unknown } | undefined)?.token;
     if (typeof fromQuery === 'string' && sameToken(fromQuery, token)) {
       const path = request.url.split('?')[0] ?? '/';
