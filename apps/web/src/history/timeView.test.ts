@@ -4,8 +4,12 @@ import {
   describeDuration,
   formatLocation,
   parseLocation,
+  RANGE_PRESETS,
+  rangeEndingAt,
   readsRawFrames,
   replayWindow,
+  wholeMsView,
+  type TimeView,
   type ViewLocation,
 } from './timeView.ts';
 
@@ -67,5 +71,34 @@ describe('how a range is drawn', () => {
     expect(describeDuration(90_000)).toBe('90 s');
     expect(describeDuration(15 * 60_000)).toBe('15 min');
     expect(describeDuration(6 * 3_600_000)).toBe('6 h');
+  });
+});
+
+describe('ranges in whole milliseconds', () => {
+  // The server's "now" as the page estimates it: a fraction of a ms, like the clock it follows.
+  const serverNow = 1_764_000_123_456.789;
+
+  it('makes every preset exactly its length, ending at now rounded up and shown at its end', () => {
+    for (const preset of RANGE_PRESETS) {
+      const view = wholeMsView(rangeEndingAt(serverNow, preset.ms));
+      if (view.mode !== 'range') throw new Error('a preset is a range');
+      expect(view.to - view.from).toBe(preset.ms);
+      expect(view.to).toBe(Math.ceil(serverNow));
+      expect(view.at).toBe(view.to);
+    }
+    expect(readsRawFrames(wholeMsView(rangeEndingAt(serverNow, 15 * 60_000)))).toBe(true);
+  });
+
+  it("keeps a whole length made of fractional ends (a marker's minute) and covers any other range", () => {
+    const marker = 1_764_000_100_000.3;
+    const minute = wholeMsView({ mode: 'range', from: marker - 30_000, to: marker + 30_000, at: marker, speed: null });
+    expect(minute).toMatchObject({ from: Math.floor(marker - 30_000), at: Math.round(marker) });
+    if (minute.mode !== 'range') throw new Error('a range');
+    expect(minute.to - minute.from).toBe(60_000);
+
+    const raw: TimeView = { mode: 'range', from: 1_000.3, to: 2_001.7, at: 1_000.3, speed: null };
+    const covered = wholeMsView(raw);
+    expect(covered).toEqual({ mode: 'range', from: 1_000, to: 2_002, at: 1_000, speed: null });
+    expect(wholeMsView({ mode: 'live' })).toEqual({ mode: 'live' });
   });
 });

@@ -102,9 +102,37 @@ export function readsRawFrames(view: TimeView): boolean {
   return view.mode === 'range' && view.to - view.from <= MAX_RAW_RANGE_MS;
 }
 
-/** A range of `ms` ending at `end`, shown at its end. */
+/**
+ * A range of exactly `ms` ending at `end` (rounded up to a whole ms, as the URL keeps it), shown
+ * at its end. Rounding the ends apart (from down, to up) made "1 min" 60,001 ms: no preset showed
+ * as pressed, "15 min" drew roll-ups, and a replay started 1 ms before the end and stopped at once.
+ */
 export function rangeEndingAt(end: number, ms: number): TimeView {
-  return { mode: 'range', from: end - ms, to: end, at: end, speed: null };
+  const to = Math.ceil(end);
+  return { mode: 'range', from: to - ms, to, at: to, speed: null };
+}
+
+/**
+ * Error of a difference of two epoch-ms doubles (their last bit is about 0.0002 ms): a length
+ * within this of a whole ms is that whole ms, not one more.
+ */
+const LENGTH_SLACK_MS = 0.01;
+
+/**
+ * A range in whole milliseconds: the server's clock is fractional, the API and the URL take whole
+ * ms, and a view whose `from` differs from its answer's by a fraction would wait for data forever.
+ * It covers the range asked for without growing a whole-ms length (a 60 s range stays 60,000 ms),
+ * and a moment at the end stays at the end.
+ */
+export function wholeMsView(view: TimeView): TimeView {
+  if (view.mode === 'live') return view;
+  const from = Math.floor(view.from);
+  const length = view.to - view.from;
+  // A whole length (a preset, a marker's minute) is kept; any other one is rounded up to cover the range.
+  const wholeLength = Math.abs(length - Math.round(length)) < LENGTH_SLACK_MS;
+  const to = from + Math.max(1, wholeLength ? Math.round(length) : Math.ceil(view.to - from));
+  const at = view.at >= view.to ? to : Math.min(to, Math.max(from, Math.round(view.at)));
+  return { ...view, from, to, at };
 }
 
 /** The moment clamped into a range. */
