@@ -3,6 +3,7 @@ import type { HistoryExtent } from '@aioscope/spec';
 import { exportUrls } from '../api/history.ts';
 import { formatBytes } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
+import { momentKeyMove } from './momentKeys.ts';
 import {
   RANGE_PRESETS,
   REPLAY_SPEEDS,
@@ -168,6 +169,7 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
 function ReplayRow(props: TimeControlsProps & { view: Extract<TimeView, { mode: 'range' }> }): ReactNode {
   const { view, at, playing } = props;
   const raw = readsRawFrames(view);
+  const keysHintId = useId();
   return (
     <div className="time-row replay-row">
       <span className="time-range" data-testid="time-range">
@@ -220,8 +222,19 @@ function ReplayRow(props: TimeControlsProps & { view: Extract<TimeView, { mode: 
               value={at}
               data-testid="moment-slider"
               aria-valuetext={new Date(at).toLocaleTimeString([], { hour12: false })}
+              aria-describedby={keysHintId}
               onChange={(event) => props.onMoment(Number(event.target.value))}
+              onKeyDown={(event) => {
+                const move = momentKeyMove(event.key);
+                if (move === null || event.altKey || event.ctrlKey || event.metaKey) return;
+                event.preventDefault();
+                if (move.by === 'sample') props.onStep(move.direction);
+                else props.onMoment(at + move.ms);
+              }}
             />
+            <span id={keysHintId} className="visually-hidden">
+              Arrow keys: one sample. Page Up and Page Down: one second.
+            </span>
           </label>
           <span className="time-at" data-testid="moment">
             {new Date(at).toLocaleTimeString([], { hour12: false })}.{String(Math.floor(at % 1000)).padStart(3, '0')}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryFrames, LiveFrame } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
-import { firstAtOrAfter, itemsIn, momentOf, newestAtOrBefore, scansAt } from './momentOf.ts';
+import { firstAtOrAfter, itemsIn, momentOf, newestAtOrBefore, scansAt, stepMoment } from './momentOf.ts';
 
 // The embedded PostgreSQL 18 recording: samples taken during a cold scan, scan map on some of them.
 const frames: LiveFrame[] = buildPayloads(recordedServers()[0] as Parameters<typeof buildPayloads>[0]).frames;
@@ -49,5 +49,40 @@ describe('reading a moment out of a recorded range', () => {
     const moment = momentOf(range, (frames[2] as LiveFrame).t, at);
     expect(moment.frames).toEqual(frames.slice(2, 11));
     expect(moment.processes).toBe(range.processes[0]);
+  });
+});
+
+describe('stepping one sample at a time', () => {
+  // Recorded sample times carry fractions of a ms (…518.7, …657.7); the moment is whole ms.
+  const moments = (start: number, direction: -1 | 1): number[] => {
+    const seen: number[] = [];
+    for (let at: number | null = start; at !== null; at = stepMoment(frames, at, direction)) seen.push(at);
+    return seen;
+  };
+  const shownAt = (at: number): LiveFrame | undefined => newestAtOrBefore(frames, at);
+
+  it('visits every sample once forwards, each step showing the next sample', () => {
+    expect(frames.some((frame) => !Number.isInteger(frame.t))).toBe(true);
+    const first = frames[0] as LiveFrame;
+    const forwards = moments(Math.ceil(first.t), 1);
+    expect(forwards.map(shownAt)).toEqual(frames);
+    // Every moment is a whole ms that the URL can keep.
+    expect(forwards.every(Number.isInteger)).toBe(true);
+  });
+
+  it('visits every sample once backwards, from the end of the range or from a moment a replay left', () => {
+    const last = frames.at(-1) as LiveFrame;
+    const backwards = moments(Math.ceil(last.t) + 500, -1).slice(1);
+    expect(backwards.map(shownAt)).toEqual(frames.slice(0, -1).reverse());
+    // A replay leaves the moment anywhere between two samples: one step goes to the neighbour.
+    const between = Math.round(((frames[10] as LiveFrame).t + (frames[11] as LiveFrame).t) / 2);
+    expect(shownAt(stepMoment(frames, between, 1) ?? 0)).toBe(frames[11]);
+    expect(shownAt(stepMoment(frames, between, -1) ?? 0)).toBe(frames[9]);
+  });
+
+  it('says there is nothing past either end', () => {
+    expect(stepMoment(frames, Math.ceil((frames.at(-1) as LiveFrame).t), 1)).toBeNull();
+    expect(stepMoment(frames, Math.ceil((frames[0] as LiveFrame).t), -1)).toBeNull();
+    expect(stepMoment([], 0, 1)).toBeNull();
   });
 });

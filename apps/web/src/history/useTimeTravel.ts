@@ -3,12 +3,14 @@ import { MAX_RAW_RANGE_MS, type HistoryFrames, type IoStatDelta, type LiveFrame 
 import { useHistoryFrames } from '../api/history.ts';
 import type { TimeAxis } from '../charts/timeSeriesLayers.ts';
 import { LiveStore, WINDOW_MS } from '../live/liveStore.ts';
-import { firstAfter, firstAtOrAfter, itemsIn, momentOf } from './momentOf.ts';
+import { PROCESS_KEEP_MS } from '../live/stableProcesses.ts';
+import { firstAfter, firstAtOrAfter, itemsIn, momentOf, stepMoment } from './momentOf.ts';
 import {
   bucketMsForRange,
   clampAt,
   readsRawFrames,
   replayWindow,
+  wholeMsView,
   type TimeView,
   type ViewLocation,
 } from './timeView.ts';
@@ -46,16 +48,6 @@ export interface TimeTravel {
   step: (direction: -1 | 1) => void;
   /** Freezes what the live view shows now: its last minute becomes the range on screen. */
   pause: (live: LiveStore, domainEnd: number) => void;
-}
-
-/**
- * Ranges and moments in whole milliseconds: the server's clock is fractional, the API and the
- * URL take whole ms, and a view whose `from` differs from its answer's by a fraction would wait
- * for data forever.
- */
-function wholeMilliseconds(view: TimeView): TimeView {
-  if (view.mode === 'live') return view;
-  return { ...view, from: Math.floor(view.from), to: Math.ceil(view.to), at: Math.round(view.at) };
 }
 
 /** The live store's window, held still: a pause needs no round trip and works with recording off. */
@@ -97,7 +89,7 @@ export function useTimeTravel(
   const setView = useCallback(
     (next: TimeView) => {
       if (next.mode === 'live' || next.speed === null) setPlayingState(false);
-      setLocation({ ...location, view: wholeMilliseconds(next) });
+      setLocation({ ...location, view: wholeMsView(next) });
     },
     [location, setLocation],
   );
@@ -113,10 +105,8 @@ export function useTimeTravel(
     (direction: -1 | 1) => {
       if (range === null || data === null) return;
       setPlayingState(false);
-      const frames = data.frames;
-      const index = direction > 0 ? firstAfter(frames, range.at) : firstAtOrAfter(frames, range.at) - 1;
-      const frame = frames[index];
-      if (frame !== undefined) setMoment(frame.t);
+      const next = stepMoment(data.frames, range.at, direction);
+      if (next !== null) setMoment(next);
     },
     [range, data, setMoment],
   );
@@ -184,7 +174,7 @@ export function useTimeTravel(
   // The instant panels (scan map, processes, "now" figures, per-sample strip) show the moment.
   useLayoutEffect(() => {
     if (range === null || data === null) return;
-    store.showMoment(momentOf(data, range.at - WINDOW_MS, range.at), range.at);
+    store.showMoment(momentOf(data, range.at - WINDOW_MS, range.at, PROCESS_KEEP_MS), range.at);
   }, [store, range, data]);
 
   return {

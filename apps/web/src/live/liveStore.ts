@@ -49,8 +49,6 @@ export class LiveStore {
   clockOffsetMs = 0;
   lastReceivedAt: number | null = null;
   version = 0;
-  /** The recorded moment shown (showMoment), or null for a live store. */
-  private shownAt: number | null = null;
   private readonly listeners = new Set<(change: StoreChange) => void>();
 
   /** Called after every change; returns the unsubscribe function. */
@@ -113,19 +111,29 @@ export class LiveStore {
   /**
    * Shows a recorded moment as the live view would have shown it at `at`: the panels, the
    * per-sample strip and the "now" figures read the store whatever its source (history/momentOf.ts).
-   * Going back in time starts the processes table afresh (nothing "just left" a later moment).
+   * The processes table is built from the moment's own lists (`processHistory`, oldest first) in the
+   * range's order (`processOrder`), never from the moment shown before: a moment draws the same rows
+   * however it was reached, and rows hold their place through a replay.
    */
   showMoment(
-    moment: { frames: LiveFrame[]; deltas: IoStatDelta[]; scans: ScanView[]; processes: ProcessesSnapshot | null },
+    moment: {
+      frames: LiveFrame[];
+      deltas: IoStatDelta[];
+      scans: ScanView[];
+      processes: ProcessesSnapshot | null;
+      processHistory: readonly ProcessesSnapshot[];
+      processOrder: ReadonlyMap<number, number>;
+    },
     at: number,
   ): void {
-    const backwards = this.shownAt !== null && at < this.shownAt;
-    this.shownAt = at;
     this.frames = moment.frames;
     this.deltas = moment.deltas;
     this.scans = moment.scans;
     this.processes = moment.processes?.processes ?? [];
-    this.processRows = stableProcessRows(backwards ? [] : this.processRows, this.processes, moment.processes?.t ?? at);
+    const order = (row: ProcessRow): number => moment.processOrder.get(row.process.pid) ?? Number.MAX_SAFE_INTEGER;
+    this.processRows = moment.processHistory
+      .reduce<ProcessRow[]>((rows, list) => stableProcessRows(rows, list.processes, list.t), [])
+      .sort((a, b) => order(a) - order(b));
     this.socketState = 'connected';
     this.socketError = null;
     const now = Date.now();
