@@ -2,6 +2,8 @@
  * Builds what `npm pack` ships for `npx aioscope` (run by `prepack`):
  *   dist/cli.js  the server, with the private workspace packages @aioscope/core and @aioscope/spec
  *                compiled in (no registry has them); npm dependencies stay imports that npm installs
+ *   dist/recordingIngestWorker.js  the worker thread that opens recording files, found by cli.js
+ *                beside itself (history/openedRecordings.ts)
  *   dist/web/    the dashboard, built from apps/web straight into the package, so a pack never
  *                rewrites the apps/web/dist that `npm start` and the e2e tests serve
  * src/webRoot.ts finds dist/web beside the bundle.
@@ -56,8 +58,11 @@ const manifest = JSON.parse(readFileSync(path.join(SERVER_DIR, 'package.json'), 
 rmSync(OUT_DIR, { recursive: true, force: true });
 
 await bundle({
-  entryPoints: [path.join(SERVER_DIR, 'src/cli.ts')],
-  outfile: path.join(OUT_DIR, 'cli.js'),
+  entryPoints: {
+    cli: path.join(SERVER_DIR, 'src/cli.ts'),
+    recordingIngestWorker: path.join(SERVER_DIR, 'src/history/recordingIngestWorker.ts'),
+  },
+  outdir: OUT_DIR,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -72,4 +77,4 @@ await buildWeb({
   logLevel: 'warn',
 });
 
-console.log(`aioscope: built ${path.relative(process.cwd(), OUT_DIR) || '.'} (cli.js, web/)`);
+console.log(`aioscope: built ${path.relative(process.cwd(), OUT_DIR) || '.'} (cli.js, recordingIngestWorker.js, web/)`);

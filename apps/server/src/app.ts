@@ -10,7 +10,7 @@ import { liveHubPlugin, type LiveHubOptions } from './live/liveHub.ts';
 import { registerAccessControl } from './plugins/access.ts';
 import { drainConnectionsPlugin } from './plugins/drainConnections.ts';
 import type { HistoryCatalog } from './history/historyReader.ts';
-import { OpenedRecordings } from './history/memoryHistoryCatalog.ts';
+import { OpenedRecordings } from './history/openedRecordings.ts';
 import type { LabService } from './lab/labService.ts';
 import { registerMetricsRoute } from './metrics/metricsRoute.ts';
 import { registerHistoryExportRoutes } from './routes/historyExport.ts';
@@ -82,6 +82,8 @@ export const aioscopeApp = fp<AppOptions>(
     });
 
     const recordings = options.recordings ?? new OpenedRecordings();
+    // The app serves them from here on: their databases and folders go with it.
+    app.addHook('onClose', () => recordings.closeAll());
     const historySources = {
       monitors: options.monitors,
       recordings,

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../src/config/config.ts';
+import { SYNTHETIC_START, syntheticHistory } from '../src/history/recordingFileFixture.ts';
+import { writeRecordingFile } from '../src/history/recordingFileWriter.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { waitForUrl, type CliRun } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
@@ -171,5 +173,23 @@ describe('the packed server: npm pack, npm install into an empty folder, npx aio
     expect(target?.kind).toBe('external');
     expect(target?.demoWorkload).toBe(false);
     expect(target?.server?.versionNum).toBeGreaterThanOrEqual(180000);
+  });
+
+  it('opens a dropped recording file through the worker thread it ships', async () => {
+    const file = path.join(workDir, 'dropped.aioscope.gz');
+    const range = { from: SYNTHETIC_START, to: SYNTHETIC_START + 20_000 };
+    await writeRecordingFile(syntheticHistory('embedded', { durationMs: 20_000 }), range, file);
+    const opened = await fetch(new URL('/api/recordings?name=dropped.aioscope.gz', base), {
+      method: 'POST',
+      headers: { 'content-type': 'application/gzip' },
+      body: await readFile(file),
+    });
+    expect(opened.status, await opened.clone().text()).toBe(201);
+    const { targetId } = (await opened.json()) as { targetId: string };
+    const frames = await fetch(
+      new URL(`/api/targets/${targetId}/history/frames?from=${range.from}&to=${range.to}`, base),
+    );
+    expect(frames.status).toBe(200);
+    expect(((await frames.json()) as { frames: unknown[] }).frames).toHaveLength(400);
   });
 });

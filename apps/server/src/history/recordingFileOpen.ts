@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -8,9 +7,8 @@ import { aioscopeApp, fastifyOptions } from '../app.ts';
 import { DEFAULT_PORT } from '../config/config.ts';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
 import { WEB_ROOT } from '../webRoot.ts';
-import { OpenedRecordings } from './memoryHistoryCatalog.ts';
+import { OpenedRecordings } from './openedRecordings.ts';
 import { DEFAULT_RECORDING_LIMITS, RecordingFileError, formatMegabytes } from './recordingFile.ts';
-import { readRecording } from './recordingFileReader.ts';
 
 /** Beside a live aioscope on its default port, so "open the file a colleague sent" just works. */
 export const OPEN_DEFAULT_PORT = DEFAULT_PORT + 1;
@@ -93,9 +91,15 @@ export async function openRecordingFile(options: OpenOptions): Promise<OpenedSer
       `too large: over the ${formatMegabytes(DEFAULT_RECORDING_LIMITS.maxCompressedBytes)} limit`,
     );
   }
-  const loaded = await readRecording(createReadStream(options.file));
   const recordings = new OpenedRecordings();
-  recordings.add(loaded, path.basename(options.file));
+  const slot = recordings.reserve();
+  if (slot === null) throw new Error('the recording catalog refused its first file');
+  try {
+    await recordings.open(slot, options.file, path.basename(options.file));
+  } catch (error) {
+    await recordings.closeAll();
+    throw error;
+  }
 
   const app = Fastify(fastifyOptions(options.logLevel));
   await app.register(aioscopeApp, {

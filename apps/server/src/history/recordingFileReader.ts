@@ -13,6 +13,7 @@ import {
   type ProcessesSnapshot,
   type RecordingCounts,
   type RecordingHeader,
+  type RecordingLine,
 } from '@aioscope/spec';
 import {
   DEFAULT_RECORDING_LIMITS,
@@ -38,6 +39,8 @@ export interface LoadedRecording {
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const NEWLINE = 0x0a;
+/** gunzip's output chunk: larger than its 16 kB default, so fewer lines straddle two chunks. */
+const GUNZIP_CHUNK_BYTES = 256 * 1024;
 const NOT_OURS = 'not an aioscope recording';
 
 function describeIssue(error: ZodError): string {
@@ -79,6 +82,31 @@ const sameCounts = (a: RecordingCounts, b: RecordingCounts): boolean =>
 const describeCounts = (c: RecordingCounts): string =>
   `${c.frames} frames, ${c.ioDeltas} pg_stat_io deltas, ${c.processes} process tables, ${c.events} events`;
 
+/** A record as the file holds it. */
+export type RecordingRecord = Exclude<RecordingLine, { k: 'end' }>;
+
+/**
+ * Where checked records go, in file order: arrays in memory (readRecording, for tests and small
+ * files) or a store on disk (recordingIngest.ts, for files opened in a running aioscope). A sink may
+ * throw a RecordingFileError to refuse the file.
+ */
+export interface RecordingSink {
+  /**
+   * `line` is the record's text when it holds nothing but "k" and "v" (a store may then keep v's
+   * text as it is instead of encoding it again), null otherwise. A promise asks the reader to wait
+   * before the next line (a sink writing to disk keeps up so).
+   */
+  record(record: RecordingRecord, line: string | null): void | Promise<void>;
+}
+
+/** What a scan of a whole file found, once every check passed. */
+export interface ScannedRecording {
+  header: RecordingHeader;
+  counts: RecordingCounts;
+  compressedBytes: number;
+  uncompressedBytes: number;
+}
+
 /** The line-by-line state: what was read so far and what the next line must respect. */
 class RecordingParser {
   private lineNumber = 0;
@@ -86,18 +114,18 @@ class RecordingParser {
   private ended: RecordingCounts | null = null;
   private lastT = -Infinity;
   private records = 0;
-  readonly frames: LiveFrame[] = [];
-  readonly ioDeltas: IoStatDelta[] = [];
-  readonly processes: ProcessesSnapshot[] = [];
-  readonly events: HistoryEvent[] = [];
+  private readonly found: RecordingCounts = { frames: 0, ioDeltas: 0, processes: 0, events: 0 };
 
-  constructor(private readonly limits: RecordingLimits) {}
+  constructor(
+    private readonly limits: RecordingLimits,
+    private readonly sink: RecordingSink,
+  ) {}
 
   get hasHeader(): boolean {
     return this.header !== null;
   }
 
-  line(text: string): void {
+  line(text: string): void | Promise<void> {
     this.lineNumber++;
     if (this.header === null) {
       this.header = parseHeader(text);
@@ -124,35 +152,29 @@ class RecordingParser {
     if (++this.records > this.limits.maxRecords) {
       throw new RecordingFileError(`too large: more than ${this.limits.maxRecords} records`);
     }
-    if (record.k === 'frame') this.frames.push(record.v);
-    else if (record.k === 'ioDelta') this.ioDeltas.push(record.v);
-    else if (record.k === 'processes') this.processes.push(record.v);
-    else this.events.push(record.v);
+    if (record.k === 'frame') this.found.frames++;
+    else if (record.k === 'ioDelta') this.found.ioDeltas++;
+    else if (record.k === 'processes') this.found.processes++;
+    else this.found.events++;
+    return this.sink.record(record, Object.keys(json as object).length === 2 ? text : null);
   }
 
-  finish(compressedBytes: number): LoadedRecording {
+  finish(): { header: RecordingHeader; counts: RecordingCounts } {
     if (this.header === null) throw new RecordingFileError(`${NOT_OURS}: it is empty`);
     if (this.ended === null) {
       throw new RecordingFileError(`truncated: no end record after line ${this.lineNumber} (the file was cut short)`);
     }
-    const found = {
-      frames: this.frames.length,
-      ioDeltas: this.ioDeltas.length,
-      processes: this.processes.length,
-      events: this.events.length,
-    };
     for (const [what, expected] of [
       ['end record', this.ended],
       ['header', this.header.counts],
     ] as const) {
-      if (!sameCounts(expected, found)) {
+      if (!sameCounts(expected, this.found)) {
         throw new RecordingFileError(
-          `truncated or edited: the ${what} counts ${describeCounts(expected)}, the file holds ${describeCounts(found)}`,
+          `truncated or edited: the ${what} counts ${describeCounts(expected)}, the file holds ${describeCounts(this.found)}`,
         );
       }
     }
-    const { header, frames, ioDeltas, processes, events } = this;
-    return { header, frames, ioDeltas, processes, events, compressedBytes };
+    return { header: this.header, counts: { ...this.found } };
   }
 }
 
@@ -163,12 +185,17 @@ function zlibMessage(error: unknown): string | null {
   return null;
 }
 
-/** Reads and checks a whole recording file (a Buffer, a file stream or an upload's body). */
-export async function readRecording(
+/**
+ * Reads and checks a whole recording file as a stream, handing each checked record to the sink:
+ * memory stays bounded by one line whatever the file's size. Throws a RecordingFileError for
+ * anything wrong; records already handed over are then the sink's to discard.
+ */
+export async function scanRecording(
   source: Buffer | AsyncIterable<Buffer | string>,
+  sink: RecordingSink,
   limits: RecordingLimits = DEFAULT_RECORDING_LIMITS,
-): Promise<LoadedRecording> {
-  const parser = new RecordingParser(limits);
+): Promise<ScannedRecording> {
+  const parser = new RecordingParser(limits, sink);
   let compressedBytes = 0;
   let uncompressedBytes = 0;
   let carry: Buffer[] = [];
@@ -197,16 +224,22 @@ export async function readRecording(
           `too large: over ${formatMegabytes(limits.maxUncompressedBytes)} once decompressed`,
         );
       }
-      // Lines are cut as bytes and decoded whole, so a character split across chunks stays intact.
+      // Lines are cut as bytes and decoded whole, so a character split across chunks stays intact;
+      // a line inside one chunk is decoded in place, without a copy.
       let start = 0;
       for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
-        carry.push(chunk.subarray(start, newline));
-        parser.line(Buffer.concat(carry).toString('utf8'));
-        carry = [];
-        carryBytes = 0;
+        let waiting: void | Promise<void>;
+        if (carry.length === 0) waiting = parser.line(chunk.toString('utf8', start, newline));
+        else {
+          carry.push(chunk.subarray(start, newline));
+          waiting = parser.line(Buffer.concat(carry).toString('utf8'));
+          carry = [];
+          carryBytes = 0;
+        }
         start = newline + 1;
+        if (waiting !== undefined) await waiting;
       }
-      carry.push(chunk.subarray(start));
+      if (start < chunk.length) carry.push(chunk.subarray(start));
       carryBytes += chunk.length - start;
       if (carryBytes > limits.maxLineBytes) {
         throw new RecordingFileError(
@@ -219,13 +252,37 @@ export async function readRecording(
   }
 
   try {
-    await pipeline(input, guardCompressed, createGunzip(), collectLines);
+    await pipeline(input, guardCompressed, createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES }), collectLines);
   } catch (error) {
     if (error instanceof RecordingFileError) throw error;
     const message = zlibMessage(error);
     if (message !== null) throw new RecordingFileError(message);
     throw error;
   }
-  if (carryBytes > 0) parser.line(Buffer.concat(carry).toString('utf8'));
-  return parser.finish(compressedBytes);
+  if (carryBytes > 0) await parser.line(Buffer.concat(carry).toString('utf8'));
+  return { ...parser.finish(), compressedBytes, uncompressedBytes };
+}
+
+/**
+ * Reads and checks a whole recording file into memory: for tests, the bench and small files. A
+ * running aioscope opens files into a store on disk instead (recordingOpener.ts).
+ */
+export async function readRecording(
+  source: Buffer | AsyncIterable<Buffer | string>,
+  limits: RecordingLimits = DEFAULT_RECORDING_LIMITS,
+): Promise<LoadedRecording> {
+  const frames: LiveFrame[] = [];
+  const ioDeltas: IoStatDelta[] = [];
+  const processes: ProcessesSnapshot[] = [];
+  const events: HistoryEvent[] = [];
+  const sink: RecordingSink = {
+    record(record) {
+      if (record.k === 'frame') frames.push(record.v);
+      else if (record.k === 'ioDelta') ioDeltas.push(record.v);
+      else if (record.k === 'processes') processes.push(record.v);
+      else events.push(record.v);
+    },
+  };
+  const { header, compressedBytes } = await scanRecording(source, sink, limits);
+  return { header, frames, ioDeltas, processes, events, compressedBytes };
 }

@@ -16,6 +16,13 @@ import { RAW_KIND, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableN
 
 export type TargetDescription = Awaited<ReturnType<HistoryReader['describe']>>;
 
+/**
+ * What the reader needs of a store: its one-at-a-time read queue, its raw chunks and what extent
+ * reports. The recorder's HistoryStore is one; an opened recording file's database is another
+ * (recordingDatabases.ts), so a file is served by exactly the queries that serve the store.
+ */
+export type StoreReads = Pick<HistoryStore, 'read' | 'rawChunks' | 'limits' | 'recordingStatus' | 'bytesOnDisk'>;
+
 /** Chunks searched back for the scan map and processes table in force at a range's start. */
 const LOOKBACK_CHUNKS = 2;
 
@@ -26,8 +33,10 @@ const LOOKBACK_CHUNKS = 2;
 export class StoreHistoryReader implements HistoryReader {
   constructor(
     readonly targetId: string,
-    private readonly store: HistoryStore,
+    private readonly store: StoreReads,
     private readonly describeTarget: () => TargetDescription,
+    /** The target column's value for this target: its id, but for an opened file (one target a database). */
+    private readonly storedAs: string = targetId,
   ) {}
 
   describe(): Promise<TargetDescription> {
@@ -72,7 +81,7 @@ export class StoreHistoryReader implements HistoryReader {
         .map((chunk) => `SELECT kind, t, body FROM ${rawTableName(chunk)} WHERE target = $1 AND t >= $2 AND t < $3`)
         .join(' UNION ALL ');
       const reader = await connection.runAndReadAll(`SELECT kind, body FROM (${union}) ORDER BY t, kind`, [
-        this.targetId,
+        this.storedAs,
         range.from,
         range.to,
       ]);
@@ -101,7 +110,7 @@ export class StoreHistoryReader implements HistoryReader {
   async rollups(range: HistoryRange, stepMs: number): Promise<RollupPoint[]> {
     const sums = ROLLUP_SUM_COLUMNS.map(([, column]) => `sum(${column})`);
     const maxima = ROLLUP_MAX_COLUMNS.map(([, column]) => `max(${column})`);
-    const params = [this.targetId, stepMs, range.from, range.to];
+    const params = [this.storedAs, stepMs, range.from, range.to];
     const stepsSql =
       `SELECT floor(t / $2) * $2 AS step, ${[...sums, ...maxima].join(', ')} ` +
       'FROM rollups WHERE target = $1 AND t >= $3 AND t < $4 GROUP BY step ' +
@@ -138,7 +147,7 @@ export class StoreHistoryReader implements HistoryReader {
         (
           await connection.runAndReadAll(
             'SELECT t, kind, message FROM events WHERE target = $1 AND t >= $2 AND t < $3 ORDER BY t',
-            [this.targetId, range.from, range.to],
+            [this.storedAs, range.from, range.to],
           )
         ).getRowObjectsJS(),
       [],
@@ -159,7 +168,7 @@ export class StoreHistoryReader implements HistoryReader {
     for (const chunk of chunks) {
       const reader = await connection.runAndReadAll(
         `SELECT body FROM ${rawTableName(chunk)} WHERE target = $1 AND ${where} AND t < $2 ORDER BY t DESC LIMIT 1`,
-        [this.targetId, before],
+        [this.storedAs, before],
       );
       const body = reader.getRowsJS()[0]?.[0];
       if (body !== undefined) return JSON.parse(String(body)) as T;
@@ -177,7 +186,7 @@ export class StoreHistoryReader implements HistoryReader {
   }
 
   private async value(connection: DuckDBConnection, sql: string): Promise<number | null> {
-    const value = (await connection.runAndReadAll(sql, [this.targetId])).getRowsJS()[0]?.[0];
+    const value = (await connection.runAndReadAll(sql, [this.storedAs])).getRowsJS()[0]?.[0];
     return value === null || value === undefined ? null : Number(value);
   }
 }

@@ -1,7 +1,7 @@
 import { historyRangeQuerySchema, type HistoryRange } from '@aioscope/spec';
 import type { ZodError } from 'zod';
 import type { HistoryCatalog, HistoryReader } from '../history/historyReader.ts';
-import type { OpenedRecordings } from '../history/memoryHistoryCatalog.ts';
+import type { OpenedRecordings } from '../history/openedRecordings.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import { targetParamsSchema } from './targets.ts';
 

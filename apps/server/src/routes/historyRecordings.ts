@@ -1,60 +1,114 @@
-import type { FastifyInstance } from 'fastify';
+import { createWriteStream } from 'node:fs';
+import path from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { MAX_RECORDING_FILE_BYTES, type OpenedRecording } from '@aioscope/spec';
-import type { OpenedRecordings } from '../history/memoryHistoryCatalog.ts';
+import { MAX_RECORDING_FILE_BYTES } from '@aioscope/spec';
+import {
+  OPEN_RETRY_AFTER_S,
+  RecordingsBusyError,
+  type OpenSlot,
+  type OpenedRecordings,
+} from '../history/openedRecordings.ts';
 import { RecordingFileError, formatMegabytes } from '../history/recordingFile.ts';
-import { readRecording } from '../history/recordingFileReader.ts';
 import { firstIssue } from './historyLookup.ts';
 import { targetParamsSchema } from './targets.ts';
 
 const RECORDING_CONTENT_TYPES = ['application/gzip', 'application/x-gzip', 'application/octet-stream'];
+const UPLOAD_FILE = 'upload.aioscope.gz';
+const TOO_LARGE = `too large: recording files are at most ${formatMegabytes(MAX_RECORDING_FILE_BYTES)}`;
 
 const openQuerySchema = z.object({
   /** The dropped file's name, shown with the target (the body is only its bytes). */
   name: z.string().max(1_000, 'name is too long').optional(),
 });
 
+/** What the body parser leaves: the upload on disk, in the slot's folder. */
+interface UploadedFile {
+  path: string;
+  bytes: number;
+}
+
+class UploadTooLarge extends Error {}
+
+/** Streams the body to a file, counting bytes: an upload is never held in memory. */
+async function saveUpload(body: NodeJS.ReadableStream, file: string): Promise<number> {
+  let bytes = 0;
+  const limit = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      callback(bytes > MAX_RECORDING_FILE_BYTES ? new UploadTooLarge(TOO_LARGE) : null, chunk);
+    },
+  });
+  await pipeline(body, limit, createWriteStream(file));
+  return bytes;
+}
+
+const slots = new WeakMap<FastifyRequest, OpenSlot>();
+
 /**
  * Recording files opened in a running aioscope: POST one (the body is the file's bytes) and it
- * becomes a target of kind 'recording'; DELETE closes it. A bad file changes nothing.
+ * becomes a target of kind 'recording'; DELETE closes it. A bad file changes nothing. One file
+ * opens at a time: while one does, the next is answered 503 with Retry-After before its body is
+ * read, so a burst of uploads costs neither memory nor the sampler's time.
  */
 export async function registerRecordingRoutes(app: FastifyInstance, recordings: OpenedRecordings): Promise<void> {
-  // A scope of its own: the large body limit and the binary parser apply to this route alone.
+  // A scope of its own: the streaming body parser applies to this route alone.
   await app.register(async (scope) => {
-    // Read whole (bounded) before checking: refusing a half-read upload would reset the connection
-    // instead of telling the browser why.
-    scope.addContentTypeParser(
-      RECORDING_CONTENT_TYPES,
-      { parseAs: 'buffer', bodyLimit: MAX_RECORDING_FILE_BYTES },
-      (_request, body, done) => done(null, body),
-    );
+    scope.addContentTypeParser(RECORDING_CONTENT_TYPES, (request, payload, done) => {
+      const slot = slots.get(request);
+      if (slot === undefined) {
+        done(new Error('no open slot reserved for this upload'), undefined);
+        return;
+      }
+      void (async () => {
+        const file = path.join(await slot.folder, UPLOAD_FILE);
+        const bytes = await saveUpload(payload, file);
+        return { path: file, bytes } satisfies UploadedFile;
+      })().then(
+        (uploaded) => done(null, uploaded),
+        (error: unknown) => {
+          if (error instanceof UploadTooLarge) done(Object.assign(error, { statusCode: 413 }), undefined);
+          else done(error as Error, undefined);
+        },
+      );
+    });
+
+    const releaseSlot = (request: FastifyRequest): void => {
+      slots.get(request)?.release();
+      slots.delete(request);
+    };
 
     scope.post(
       '/api/recordings',
       {
-        bodyLimit: MAX_RECORDING_FILE_BYTES,
         onRequest: async (request, reply) => {
           if (Number(request.headers['content-length'] ?? 0) > MAX_RECORDING_FILE_BYTES) {
-            return reply
-              .code(413)
-              .send({ error: `too large: recording files are at most ${formatMegabytes(MAX_RECORDING_FILE_BYTES)}` });
+            return reply.code(413).send({ error: TOO_LARGE });
           }
+          const slot = recordings.reserve();
+          if (slot === null) return busy(reply);
+          slots.set(request, slot);
         },
+        onResponse: async (request) => releaseSlot(request),
+        onRequestAbort: async (request) => releaseSlot(request),
       },
       async (request, reply) => {
+        const slot = slots.get(request);
+        if (slot === undefined) return busy(reply);
         const query = openQuerySchema.safeParse(request.query ?? {});
         if (!query.success) return reply.code(400).send({ error: firstIssue(query.error) });
-        if (!Buffer.isBuffer(request.body)) {
+        const uploaded = request.body as UploadedFile | undefined;
+        if (uploaded?.path === undefined) {
           return reply.code(415).send({ error: `send the file's bytes as ${RECORDING_CONTENT_TYPES.join(' or ')}` });
         }
-        if (request.body.length === 0)
-          return reply.code(400).send({ error: 'the body is empty: send a recording file' });
+        if (uploaded.bytes === 0) return reply.code(400).send({ error: 'the body is empty: send a recording file' });
         try {
-          const loaded = await readRecording(request.body);
-          const opened: OpenedRecording = recordings.add(loaded, query.data.name);
-          return await reply.code(201).send(opened);
+          return await reply.code(201).send(await recordings.open(slot, uploaded.path, query.data.name));
         } catch (error) {
           if (error instanceof RecordingFileError) return reply.code(400).send({ error: error.message });
+          if (error instanceof RecordingsBusyError) return busy(reply);
           throw error;
         }
       },
@@ -69,4 +123,11 @@ export async function registerRecordingRoutes(app: FastifyInstance, recordings: 
     }
     return reply.code(204).send();
   });
+}
+
+function busy(reply: FastifyReply): FastifyReply {
+  return reply
+    .code(503)
+    .header('retry-after', String(OPEN_RETRY_AFTER_S))
+    .send({ error: new RecordingsBusyError().message });
 }

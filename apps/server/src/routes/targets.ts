@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { describeDatabaseError } from '../sampler/sessions.ts';
-import type { OpenedRecordings } from '../history/memoryHistoryCatalog.ts';
+import type { OpenedRecordings } from '../history/openedRecordings.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
 export const targetParamsSchema = z.object({

@@ -20,6 +20,30 @@ export interface OpenRecording {
   dropZone: { onDragOver: (event: DragEvent) => void; onDrop: (event: DragEvent) => void };
 }
 
+/** How long a dropped file waits, in all, for another file's open to finish before giving up. */
+const MAX_WAIT_MS = 120_000;
+const DEFAULT_RETRY_S = 2;
+
+/**
+ * POSTs the file; while the server is opening another one (503, one file at a time) waits as its
+ * Retry-After says and tries again, up to MAX_WAIT_MS.
+ */
+async function postWhenFree(file: File, onWaiting: (seconds: number) => void): Promise<Response> {
+  const deadline = Date.now() + MAX_WAIT_MS;
+  for (;;) {
+    const response = await fetch(`/api/recordings?name=${encodeURIComponent(file.name)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: file,
+    });
+    if (response.status !== 503 || Date.now() >= deadline) return response;
+    const asked = Number(response.headers.get('retry-after'));
+    const waitS = Number.isFinite(asked) && asked > 0 && asked <= 60 ? asked : DEFAULT_RETRY_S;
+    onWaiting(waitS);
+    await new Promise((resolve) => setTimeout(resolve, waitS * 1000));
+  }
+}
+
 /**
  * Opens a recording file in this aioscope (POST /api/recordings): dropped on the page or chosen
  * with the "Open recording…" button. A bad file gets the server's reason and changes nothing.
@@ -34,11 +58,12 @@ export function useOpenRecording(onOpened: (opened: OpenedRecording) => void): O
     setState({ message: `Opening ${file.name}…`, tone: 'muted' });
     void (async () => {
       try {
-        const response = await fetch('/api/recordings', {
-          method: 'POST',
-          headers: { 'content-type': 'application/octet-stream' },
-          body: file,
-        });
+        const response = await postWhenFree(file, (waitS) =>
+          setState({
+            message: `Waiting to open ${file.name}: another recording file is being opened (next try in ${waitS} s)…`,
+            tone: 'muted',
+          }),
+        );
         const body: unknown = await response.json().catch(() => null);
         if (!response.ok) {
           const parsed = apiErrorSchema.safeParse(body);

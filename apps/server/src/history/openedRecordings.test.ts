@@ -1,0 +1,204 @@
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { OpenedRecordings, displayFileName, type OpenSlot } from './openedRecordings.ts';
+import { syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
+import { writeRecordingFile } from './recordingFileWriter.ts';
+import { removeAbandonedRoots } from './temporaryFolders.ts';
+
+const DURATION_MS = 25 * 60_000; // three of the store's 10-minute chunks
+const RATE_HZ = 20;
+const source = syntheticRecording({ durationMs: DURATION_MS, rateHz: RATE_HZ });
+const inMemory = syntheticHistory('recording-1', { durationMs: DURATION_MS, rateHz: RATE_HZ });
+const range = source.header.range;
+
+let folder: string;
+let file: string;
+let temporaryRoot: string;
+const catalogs: OpenedRecordings[] = [];
+
+function catalog(options: ConstructorParameters<typeof OpenedRecordings>[0] = {}): OpenedRecordings {
+  const made = new OpenedRecordings({ temporaryRoot, ...options });
+  catalogs.push(made);
+  return made;
+}
+
+function slotOf(recordings: OpenedRecordings): OpenSlot {
+  const slot = recordings.reserve();
+  if (slot === null) throw new Error('no slot');
+  return slot;
+}
+
+beforeAll(async () => {
+  folder = await mkdtemp(path.join(tmpdir(), 'aioscope-opened-test-'));
+  file = path.join(folder, 'source.aioscope.gz');
+  await writeRecordingFile(inMemory, range, file);
+});
+afterEach(async () => {
+  await Promise.all(catalogs.splice(0).map((made) => made.closeAll()));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+// Each test gets a temporary root of its own, so what a catalog leaves behind can be counted.
+beforeAll(async () => {
+  temporaryRoot = await mkdtemp(path.join(tmpdir(), 'aioscope-opened-roots-'));
+});
+afterAll(async () => {
+  await rm(temporaryRoot, { recursive: true, force: true });
+});
+
+/** Every number to 12 significant digits: what float addition in another order cannot change. */
+function rounded(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (_key, item: unknown) => (typeof item === 'number' ? Number(item.toPrecision(12)) : item)),
+  );
+}
+
+async function leftOnDisk(): Promise<string[]> {
+  const roots = await readdir(temporaryRoot);
+  const inside = await Promise.all(
+    roots.map(async (root) =>
+      (await readdir(path.join(temporaryRoot, root))).filter((name) => name !== 'owner.pid').map((n) => `${root}/${n}`),
+    ),
+  );
+  return inside.flat();
+}
+
+describe('OpenedRecordings: a file opened into a database on disk', { timeout: 60_000 }, () => {
+  it('serves exactly what the same recording held in memory serves: frames, roll-ups, events', async () => {
+    const recordings = catalog();
+    const opened = await recordings.open(slotOf(recordings), file, 'source.aioscope.gz');
+    expect(opened).toEqual({
+      targetId: 'recording-1',
+      name: `${source.header.target.name} · source.aioscope.gz`,
+      ...range,
+    });
+    const reader = recordings.get(opened.targetId);
+    if (reader === undefined) throw new Error('not opened');
+
+    // Ranges inside one chunk, across chunk edges, and the whole file; mid-range starts need the
+    // scan map and processes table in force before them.
+    const ranges = [
+      { from: range.from, to: range.from + 60_000 },
+      { from: range.from + 9 * 60_000 + 123.4, to: range.from + 11 * 60_000 },
+      { from: range.from + 61_234, to: range.from + 15 * 60_000 },
+      range,
+    ];
+    for (const asked of ranges) expect(await reader.frames(asked)).toEqual(await inMemory.frames(asked));
+    // Sums of seconds (the store) and of frames (in memory) add the same numbers in another order.
+    for (const stepMs of [1_000, 10_000, 60_000]) {
+      expect(rounded(await reader.rollups(range, stepMs))).toEqual(rounded(await inMemory.rollups(range, stepMs)));
+    }
+    expect(await reader.events(range)).toEqual(await inMemory.events(range));
+    expect(await reader.describe()).toEqual(await inMemory.describe());
+
+    const extent = await reader.extent();
+    expect(extent.recording.state).toBe('off');
+    expect(extent.raw?.from).toBe(range.from);
+    expect(extent.raw?.to).toBe(source.frames.at(-1)?.t);
+    expect(extent.retention.rawMs).toBe(DURATION_MS);
+  });
+
+  it('describes a recording as a target with no live stream', async () => {
+    const recordings = catalog();
+    const { targetId } = await recordings.open(slotOf(recordings), file, '/home/me/x.aioscope.gz');
+    const summary = recordings.summary(targetId);
+    expect(summary?.kind).toBe('recording');
+    expect(summary?.recording).toEqual({ ...range, fileName: 'x.aioscope.gz' });
+    expect(summary?.status).toMatchObject({
+      state: 'error',
+      lastFrameAt: source.frames.at(-1)?.t,
+      skippedTicks: source.frames.reduce((sum, frame) => sum + frame.skippedTicks, 0),
+    });
+  });
+
+  it('opens one file at a time: a second slot is refused until the first is released', async () => {
+    const recordings = catalog();
+    const first = slotOf(recordings);
+    expect(recordings.reserve()).toBeNull();
+    expect(recordings.opening).toBe(true);
+    first.release();
+    const second = slotOf(recordings);
+    await recordings.open(second, file, 'a.aioscope.gz');
+    expect(recordings.opening).toBe(false);
+  });
+
+  it('keeps at most its bound, closing the oldest and removing its database', async () => {
+    const recordings = catalog({ maxOpen: 2 });
+    for (const name of ['a', 'b', 'c']) await recordings.open(slotOf(recordings), file, `${name}.aioscope.gz`);
+    expect(recordings.summaries().map((summary) => summary.id)).toEqual(['recording-2', 'recording-3']);
+    expect(recordings.get('recording-1')).toBeUndefined();
+    await expect.poll(leftOnDisk).toHaveLength(2);
+    expect(recordings.close('recording-2')).toBe(true);
+    expect(recordings.close('recording-2')).toBe(false);
+    await expect.poll(leftOnDisk).toHaveLength(1);
+  });
+
+  it('refuses a corrupted file with the reason, adds nothing and leaves nothing on disk', async () => {
+    const recordings = catalog();
+    const bad = path.join(folder, 'bad.aioscope.gz');
+    const header = JSON.stringify({ ...source.header, counts: { frames: 1, ioDeltas: 0, processes: 0, events: 0 } });
+    await writeFile(bad, gzipSync(`${header}\n{"k":"frame","v":{"t":"soon"}}\n`));
+    await expect(recordings.open(slotOf(recordings), bad, 'bad.aioscope.gz')).rejects.toThrow(
+      /^corrupted: line 2: v\.t: /,
+    );
+    expect(recordings.summaries()).toEqual([]);
+    expect(await leftOnDisk()).toEqual([]);
+    expect(recordings.opening).toBe(false);
+  });
+
+  it('refuses a file past the budget of all opened recordings together, naming both sizes', async () => {
+    const recordings = catalog({ maxBytes: 1024 });
+    await expect(recordings.open(slotOf(recordings), file, 'big.aioscope.gz')).rejects.toThrow(
+      /^opened recordings would take \d+ (kB|MB), over the 1 kB kept for them \(this file: \d+ (kB|MB)\): close an opened recording first$/,
+    );
+    expect(recordings.summaries()).toEqual([]);
+    expect(await leftOnDisk()).toEqual([]);
+  });
+
+  it('removes what a released slot made when no file was opened from it', async () => {
+    const recordings = catalog();
+    const slot = slotOf(recordings);
+    await writeFile(path.join(await slot.folder, 'upload.aioscope.gz'), 'half an upload');
+    expect(await leftOnDisk()).toHaveLength(1);
+    slot.release();
+    await expect.poll(leftOnDisk).toEqual([]);
+  });
+});
+
+describe('removeAbandonedRoots', () => {
+  it('removes the roots of processes that no longer run and keeps those of running ones', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'aioscope-abandoned-'));
+    try {
+      for (const [name, pid] of [
+        ['aioscope-opened-mine', process.pid],
+        ['aioscope-opened-gone', 2 ** 22 + 7], // above Linux's largest pid
+      ] as const) {
+        await mkdir(path.join(parent, name));
+        await writeFile(path.join(parent, name, 'owner.pid'), String(pid));
+      }
+      await mkdir(path.join(parent, 'something-else'));
+      const removed = await removeAbandonedRoots(parent);
+      expect(removed.map((root) => path.basename(root))).toEqual(['aioscope-opened-gone']);
+      expect((await readdir(parent)).sort()).toEqual(['aioscope-opened-mine', 'something-else']);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('displayFileName', () => {
+  it.each([
+    ['/home/me/a.aioscope.gz', 'a.aioscope.gz'],
+    ['C:\\Users\\me\\b.aioscope.gz', 'b.aioscope.gz'],
+    ['bad\u0007name\n.gz', 'badname.gz'],
+    ['', 'recording'],
+    [undefined, 'recording'],
+  ])('shows %j as %j', (name, shown) => {
+    expect(displayFileName(name)).toBe(shown);
+  });
+});

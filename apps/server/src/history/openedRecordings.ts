@@ -1,0 +1,307 @@
+import { rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { MAX_OPEN_RECORDINGS, type OpenedRecording, type TargetSummary } from '@aioscope/spec';
+import type { HistoryCatalog, HistoryReader } from './historyReader.ts';
+import { RecordingDatabases, type AttachedRecording } from './recordingDatabases.ts';
+import {
+  DEFAULT_RECORDING_LIMITS,
+  RecordingFileError,
+  formatMegabytes,
+  type RecordingLimits,
+} from './recordingFile.ts';
+import { RECORDING_TARGET, type IngestedRecording } from './recordingIngest.ts';
+import type { IngestReply, IngestRequest } from './recordingIngestWorker.ts';
+import { TemporaryFolders } from './temporaryFolders.ts';
+import { StoreHistoryReader } from './storeReader.ts';
+
+/** Longest file name kept for display; the rest of a name says nothing more. */
+const MAX_FILE_NAME_LENGTH = 120;
+/** Disk kept for the databases of all opened recordings together (~20 h of 100 Hz recordings). */
+export const MAX_OPENED_RECORDING_BYTES = 2 * 1024 ** 3;
+/** Heap of the thread that opens a file: it streams, so ~40 MB is what an hour at 100 Hz needs. */
+export const INGEST_WORKER_HEAP_MB = 256;
+/** A file within every limit opens in well under a minute; past this something is wrong. */
+export const INGEST_TIMEOUT_MS = 5 * 60_000;
+/** What a client is told to wait when another file is opening (the 503's Retry-After). */
+export const OPEN_RETRY_AFTER_S = 2;
+
+/** The name a person gave the file, without folders or control characters, never empty. */
+export function displayFileName(name: string | undefined): string {
+  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex -- control characters are what is removed
+  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return clean.slice(0, MAX_FILE_NAME_LENGTH) || 'recording';
+}
+
+/** Another file is opening: the caller answers 503 with Retry-After. */
+export class RecordingsBusyError extends Error {
+  override readonly name = 'RecordingsBusyError';
+  constructor() {
+    super('another recording file is being opened: try again in a moment');
+  }
+}
+
+/** The right to open one file; a second open waits for none and is refused at once. */
+export interface OpenSlot {
+  /** A folder of its own for the upload and the database. */
+  folder: Promise<string>;
+  release(): void;
+}
+
+interface Slot extends OpenSlot {
+  adopted: boolean;
+  released: boolean;
+  /** release(), waiting for the folder's removal. */
+  settle(): Promise<void>;
+}
+
+const isSlot = (slot: OpenSlot): slot is Slot => 'adopted' in slot;
+
+interface OpenEntry {
+  history: HistoryReader;
+  attached: AttachedRecording;
+  folder: string;
+  bytes: number;
+  summary: TargetSummary;
+}
+
+export interface OpenedRecordingsOptions {
+  maxOpen?: number;
+  maxBytes?: number;
+  limits?: RecordingLimits;
+  /** Where the temporary folders go (the OS's temporary folder by default). */
+  temporaryRoot?: string;
+}
+
+/**
+ * Recording files opened in this process (`open FILE`, dropped files), each a target of kind
+ * 'recording' served from a DuckDB database on disk. A file is checked and written into its
+ * database in a worker thread, one file at a time, so opening never holds the sampler's thread nor
+ * the page's requests, and no number of uploads can grow this process's heap: each opened file
+ * costs a few kB here, DuckDB's buffers for all of them share one memory limit, and their disk
+ * is bounded (MAX_OPENED_RECORDING_BYTES, a clear refusal past it). Opening one more than
+ * MAX_OPEN_RECORDINGS closes the oldest.
+ */
+export class OpenedRecordings implements HistoryCatalog {
+  /** In opening order: the first is the oldest. */
+  private readonly entries = new Map<string, OpenEntry>();
+  private readonly databases = new RecordingDatabases();
+  private readonly folders: TemporaryFolders;
+  private opened = 0;
+  private slotTaken = false;
+  private closed = false;
+
+  constructor(private readonly options: OpenedRecordingsOptions = {}) {
+    this.folders = new TemporaryFolders(options.temporaryRoot);
+  }
+
+  /**
+   * The one slot for opening a file, or null while another file is opening. Releasing it removes
+   * its folder unless a file was opened from it.
+   */
+  reserve(): OpenSlot | null {
+    if (this.slotTaken || this.closed) return null;
+    this.slotTaken = true;
+    const folder = this.folders.create();
+    folder.catch(() => undefined); // awaited by whoever uses it; a release alone must not leave it unhandled
+    const slot: Slot = {
+      folder,
+      adopted: false,
+      released: false,
+      settle: async () => {
+        if (slot.released) return;
+        slot.released = true;
+        this.slotTaken = false;
+        if (!slot.adopted) await folder.then((made) => this.folders.remove(made)).catch(() => undefined);
+      },
+      release: () => void slot.settle(),
+    };
+    return slot;
+  }
+
+  get opening(): boolean {
+    return this.slotTaken;
+  }
+
+  /**
+   * Checks the file whole and opens it as a target. A bad file (RecordingFileError) or one past the
+   * budget changes nothing: its folder is removed. `file` may sit in the slot's folder (an upload).
+   */
+  async open(slot: OpenSlot, file: string, fileName: string | undefined): Promise<OpenedRecording> {
+    if (!isSlot(slot) || slot.released) throw new RecordingsBusyError();
+    const folder = await slot.folder;
+    try {
+      const limits = this.options.limits ?? DEFAULT_RECORDING_LIMITS;
+      const ingested = await runIngestWorker({ file, folder, limits });
+      if (path.dirname(file) === folder) await rm(file, { force: true });
+      const bytes = (await stat(ingested.database)).size;
+      const maxBytes = this.options.maxBytes ?? MAX_OPENED_RECORDING_BYTES;
+      const held = this.heldBytes();
+      if (held + bytes > maxBytes) {
+        throw new RecordingFileError(
+          `opened recordings would take ${formatMegabytes(held + bytes)}, over the ${formatMegabytes(maxBytes)} kept ` +
+            `for them (this file: ${formatMegabytes(bytes)}): close an opened recording first`,
+        );
+      }
+      if (this.closed) throw new RecordingFileError('aioscope is shutting down');
+      const opened = await this.add(ingested, folder, bytes, fileName);
+      slot.adopted = true;
+      return opened;
+    } finally {
+      await slot.settle();
+    }
+  }
+
+  get(targetId: string): HistoryReader | undefined {
+    return this.entries.get(targetId)?.history;
+  }
+
+  summary(targetId: string): TargetSummary | undefined {
+    return this.entries.get(targetId)?.summary;
+  }
+
+  summaries(): TargetSummary[] {
+    return [...this.entries.values()].map((entry) => entry.summary);
+  }
+
+  /** Closes one opened recording and removes its database; false if it is not open. */
+  close(targetId: string): boolean {
+    const entry = this.entries.get(targetId);
+    if (entry === undefined) return false;
+    this.entries.delete(targetId);
+    void this.discard(entry);
+    return true;
+  }
+
+  /** Closes every opened recording and removes what they left on disk. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    const entries = [...this.entries.values()];
+    this.entries.clear();
+    await Promise.all(entries.map((entry) => this.discard(entry)));
+    this.databases.close();
+    await this.folders.removeAll();
+  }
+
+  private heldBytes(): number {
+    let sum = 0;
+    for (const entry of this.entries.values()) sum += entry.bytes;
+    return sum;
+  }
+
+  private async add(
+    ingested: IngestedRecording,
+    folder: string,
+    bytes: number,
+    fileName: string | undefined,
+  ): Promise<OpenedRecording> {
+    const id = `recording-${++this.opened}`;
+    const { header } = ingested;
+    const span = header.range.to - header.range.from;
+    const attached = await this.databases.attach(ingested.database, {
+      rawChunks: ingested.rawChunks,
+      limits: { rawMs: span, rollupMs: span, maxBytes: ingested.compressedBytes },
+    });
+    const { target, server, capabilities, sampleRateHz, statRateHz } = header;
+    const description = { target, server, capabilities, sampleRateHz, statRateHz };
+    const history = new StoreHistoryReader(id, attached, () => description, RECORDING_TARGET);
+    const file = displayFileName(fileName);
+    const summary: TargetSummary = {
+      id,
+      name: `${header.target.name} · ${file}`,
+      kind: 'recording',
+      // No connection state fits a file: 'error' with the reason keeps any live view from waiting for frames.
+      status: {
+        state: 'error',
+        message: 'a recording file: no live stream, its history only',
+        since: Date.now(),
+        lastFrameAt: ingested.lastFrameT,
+        skippedTicks: ingested.skippedTicks,
+      },
+      server: header.server,
+      capabilities: header.capabilities,
+      sampleRateHz: header.sampleRateHz,
+      statRateHz: header.statRateHz,
+      demoWorkload: false,
+      recording: { from: header.range.from, to: header.range.to, fileName: file },
+    };
+    this.entries.set(id, { history, attached, folder, bytes, summary });
+    const maxOpen = this.options.maxOpen ?? MAX_OPEN_RECORDINGS;
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= maxOpen) break;
+      this.entries.delete(oldest);
+      void this.discard(entry);
+    }
+    return { targetId: id, name: summary.name, from: header.range.from, to: header.range.to };
+  }
+
+  private async discard(entry: OpenEntry): Promise<void> {
+    await entry.attached.detach().catch(() => undefined);
+    await this.folders.remove(entry.folder);
+  }
+}
+
+/**
+ * The worker: the bundled file beside dist/cli.js, or in the repository (tests, `npm start`) the
+ * TypeScript source, which a worker can load only once tsx is registered in that thread: loader
+ * hooks of the main thread do not reach workers.
+ */
+function ingestWorker(): { entry: string | URL; eval: boolean } {
+  if (!import.meta.url.endsWith('.ts'))
+    return { entry: new URL('./recordingIngestWorker.js', import.meta.url), eval: false };
+  const tsx = pathToFileURL(
+    path.join(path.dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs'),
+  ).href;
+  const source = new URL('./recordingIngestWorker.ts', import.meta.url).href;
+  return {
+    entry: `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`,
+    eval: true,
+  };
+}
+
+/** Runs one ingest in a worker thread with a heap of its own; its end is reported either way. */
+function runIngestWorker(request: IngestRequest): Promise<IngestedRecording> {
+  const { entry, eval: isEval } = ingestWorker();
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      outcome();
+    };
+    const worker = new Worker(entry, {
+      eval: isEval,
+      workerData: request,
+      resourceLimits: { maxOldGenerationSizeMb: INGEST_WORKER_HEAP_MB, maxYoungGenerationSizeMb: 4 },
+      stdout: false,
+      stderr: false,
+    });
+    const timer = setTimeout(() => {
+      settle(() => reject(new RecordingFileError(`not opened within ${INGEST_TIMEOUT_MS / 60_000} minutes`)));
+      void worker.terminate();
+    }, INGEST_TIMEOUT_MS);
+    worker.once('message', (reply: IngestReply) => {
+      settle(() => {
+        if (reply.ok) resolve(reply.ingested);
+        else if (reply.refused) reject(new RecordingFileError(reply.message));
+        else reject(new Error(`could not open the recording: ${reply.message}`));
+      });
+    });
+    worker.once('error', (error: Error & { code?: string }) => {
+      settle(() =>
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new RecordingFileError(`needs more than the ${INGEST_WORKER_HEAP_MB} MB an opening file may use`)
+            : error,
+        ),
+      );
+    });
+    worker.once('exit', (code) => {
+      settle(() => reject(new Error(`the thread opening the recording ended (exit code ${code})`)));
+    });
+  });
+}
