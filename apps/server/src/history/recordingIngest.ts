@@ -7,11 +7,11 @@ import type { RecordingCounts, RecordingHeader } from '@aioscope/spec';
 import { DEFAULT_RECORDING_LIMITS, type RecordingLimits } from './recordingFile.ts';
 import { scanRecording, type RecordingRecord, type RecordingSink } from './recordingFileReader.ts';
 import { SecondRollups } from './secondRollups.ts';
+import { migrateStore } from './storeMigrations.ts';
 import {
   RAW_KIND,
   ROLLUP_MAX_COLUMNS,
   ROLLUP_SUM_COLUMNS,
-  SCHEMA_SQL,
   createRawTableSql,
   rawChunkOf,
   rawTableName,
@@ -239,7 +239,8 @@ export async function ingestRecording(
   let sink: DatabaseSink | null = null;
   try {
     connection = await instance.connect();
-    for (const sql of SCHEMA_SQL) await connection.run(sql);
+    // The store's own migrations: an opened file's database is a store of today's version.
+    await migrateStore(connection);
     const rollupAppender = await connection.createAppender('rollups');
     const eventAppender = await connection.createAppender('events');
     sink = new DatabaseSink(RECORDING_TARGET, connection, folder, rollupAppender, eventAppender);
