@@ -132,10 +132,23 @@ describe('a real Prometheus scraping aioscope watching a real PostgreSQL 18', ()
     const info = await prometheus.query('aioscope_target_info{target="embedded"}');
     expect(info[0]?.metric).toMatchObject({ io_method: 'worker', target_name: 'embedded PostgreSQL 18' });
     const ioMethodRule = await pollUntil(
-      () => single('aioscope_audit_rule_warning{target="embedded",rule="io_method",level="pass"}'),
+      () =>
+        single(
+          'aioscope_audit_rule_warning{target="embedded",rule="io_method"} and on (target, rule) aioscope_audit_rule_info{level="pass"}',
+        ),
       (value) => value !== null,
     );
     expect(ioMethodRule, 'the audit arrived and io_method = worker passes').toBe(0);
+    const warning = await prometheus.query('aioscope_audit_rule_warning{target="embedded",rule="io_method"}');
+    expect(Object.keys(warning[0]?.metric ?? {}).sort(), 'the state is the value: no level or value label').toEqual([
+      '__name__',
+      'instance',
+      'job',
+      'rule',
+      'target',
+      'target_name',
+      'title',
+    ]);
   });
 
   it('keeps pg_stat_io rows apart by backend_type, object and context, adding up to the total', async () => {

@@ -39,6 +39,9 @@ describe('pg_stat_io deltas (recorded on PostgreSQL 18)', () => {
     const groups = delta.byGroup ?? {};
     const sum = Object.values(groups).reduce((total, group) => total + group.reads, 0);
     expect(sum).toBe(delta.reads);
+    const readTime = Object.values(groups).reduce((total, group) => total + (group.readTimeMs ?? 0), 0);
+    expect(delta.readTimeMs, 'the scan waited on reads (track_io_timing on)').toBeGreaterThan(0);
+    expect(readTime).toBeCloseTo(delta.readTimeMs, 6);
     const scan = groups[statIoGroupKey({ backendType: 'client backend', object: 'relation', context: 'bulkread' })];
     expect(scan?.readBytes).toBeGreaterThan(fixture.tableBytes * 0.98);
     for (const key of Object.keys(groups)) expect(statIoGroupKey(parseStatIoGroupKey(key) ?? ({} as never))).toBe(key);

@@ -22,8 +22,15 @@ export interface IoCounters {
   byBackendType: Record<string, { reads: number; readBytes: number }>;
   /** By pg_stat_io context: `bulkread` is the ring large sequential scans read through. */
   byContext: Record<string, { reads: number; readBytes: number }>;
-  /** By pg_stat_io row (statIoGroupKey). */
-  byGroup: Record<string, { reads: number; readBytes: number }>;
+  /** By pg_stat_io row (statIoGroupKey), with the row's read time. */
+  byGroup: Record<string, RowReads>;
+}
+
+/** One pg_stat_io row's reads: read_time (ms, needs track_io_timing) kept apart per row too. */
+export interface RowReads {
+  reads: number;
+  readBytes: number;
+  readTimeMs: number;
 }
 
 /** What a pg_stat_io row is counted under: its backend_type, object and context. */
@@ -73,7 +80,8 @@ export function parseStatIoRows(rows: readonly StatIoQueryRow[]): IoCounters | n
     const readBytes = Number(row.read_bytes ?? 0);
     counters.reads += reads;
     counters.readBytes += readBytes;
-    counters.readTimeMs += Number(row.read_time ?? 0);
+    const readTimeMs = Number(row.read_time ?? 0);
+    counters.readTimeMs += readTimeMs;
     const perType = (counters.byBackendType[row.backend_type] ??= { reads: 0, readBytes: 0 });
     perType.reads += reads;
     perType.readBytes += readBytes;
@@ -81,9 +89,10 @@ export function parseStatIoRows(rows: readonly StatIoQueryRow[]): IoCounters | n
     perContext.reads += reads;
     perContext.readBytes += readBytes;
     const key = statIoGroupKey({ backendType: row.backend_type, object: row.object, context: row.context });
-    const perGroup = (counters.byGroup[key] ??= { reads: 0, readBytes: 0 });
+    const perGroup = (counters.byGroup[key] ??= { reads: 0, readBytes: 0, readTimeMs: 0 });
     perGroup.reads += reads;
     perGroup.readBytes += readBytes;
+    perGroup.readTimeMs += readTimeMs;
   }
   return counters;
 }
@@ -128,7 +137,7 @@ export function diffIoCounters(previous: IoCounters, current: IoCounters): IoSta
     bytesPerRead: reads > 0 ? readBytes / reads : null,
     byBackendType,
     byContext,
-    byGroup: diffGroups(previous.byGroup, current.byGroup),
+    byGroup: diffRows(previous.byGroup, current.byGroup),
   };
 }
 
@@ -142,6 +151,21 @@ function diffGroups(previous: ReadGroups, current: ReadGroups): ReadGroups {
     const reads = now.reads - before.reads;
     const readBytes = now.readBytes - before.readBytes;
     if (reads > 0 || readBytes > 0) out[name] = { reads, readBytes };
+  }
+  return out;
+}
+
+/** Per-row deltas with their read time; rows that did not move left out. */
+function diffRows(previous: Record<string, RowReads>, current: Record<string, RowReads>): Record<string, RowReads> {
+  const out: Record<string, RowReads> = {};
+  for (const [name, now] of Object.entries(current)) {
+    const before = previous[name] ?? { reads: 0, readBytes: 0, readTimeMs: 0 };
+    const row = {
+      reads: now.reads - before.reads,
+      readBytes: now.readBytes - before.readBytes,
+      readTimeMs: now.readTimeMs - before.readTimeMs,
+    };
+    if (row.reads > 0 || row.readBytes > 0 || row.readTimeMs > 0) out[name] = row;
   }
   return out;
 }

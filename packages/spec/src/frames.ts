@@ -203,8 +203,11 @@ export const ioStatDeltaSchema = z.object({
   byContext: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })),
   /**
    * By pg_stat_io row: keys "backend_type/object/context" (statIoGroupKey in core), for the
-   * /metrics counters. Absent in recordings made before it existed.
+   * /metrics counters. Absent in recordings made before it existed; readTimeMs (the row's
+   * read_time, ms) likewise.
    */
-  byGroup: z.record(z.string(), z.object({ reads: z.number(), readBytes: z.number() })).optional(),
+  byGroup: z
+    .record(z.string(), z.object({ reads: z.number(), readBytes: z.number(), readTimeMs: z.number().optional() }))
+    .optional(),
 });
 export type IoStatDelta = z.infer<typeof ioStatDeltaSchema>;

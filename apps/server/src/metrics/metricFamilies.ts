@@ -24,7 +24,7 @@ function defineFamilies(registry: Registry) {
   return {
     targetInfo: gauge(
       'aioscope_target_info',
-      'A watched target (always 1): its kind, version and io_method from pg_settings, re-read every 30 s.',
+      'A watched target (always 1): its kind, version (also of a server too old to watch) and io_method (absent before PostgreSQL 18) from pg_settings, re-read every 30 s.',
       ['kind', 'version', 'io_method'],
     ),
     connectionState: gauge(
@@ -90,13 +90,15 @@ function defineFamilies(registry: Registry) {
       'aioscope_aios_read_size_bytes',
       `Mean length of the distinct reads first seen ${INTERVAL} (${AIOS}); absent when none was seen.`,
     ),
+    // "sampled": a read that starts and ends between two samples is never seen, so these are the
+    // share of reads that pg_aios showed, not throughput (pg_stat_io_read_bytes_total is).
     newReads: counter(
-      'aioscope_aios_new_reads_total',
-      `Distinct read I/Os seen in pg_aios (a read seen in several samples counts once), ${SINCE_WATCHED}.`,
+      'aioscope_aios_sampled_reads_total',
+      `Distinct read I/Os seen in flight in pg_aios samples (a read seen in several samples counts once): the sampled share of reads, not all of them (pg_stat_io_reads_total counts all), ${SINCE_WATCHED}.`,
     ),
     newReadBytes: counter(
-      'aioscope_aios_new_read_bytes_total',
-      `Bytes of the distinct read I/Os seen in pg_aios, ${SINCE_WATCHED}.`,
+      'aioscope_aios_sampled_read_bytes_total',
+      `Bytes of the distinct read I/Os seen in flight in pg_aios samples: the sampled share, not throughput (pg_stat_io_read_bytes_total is), ${SINCE_WATCHED}.`,
     ),
     exactReadSize: gauge(
       'aioscope_stat_io_read_size_bytes',
@@ -135,12 +137,12 @@ function defineFamilies(registry: Registry) {
 
     waiting: gauge(
       'aioscope_aio_waiting_processes',
-      `Processes in an AIO-related wait event in the newest sample (${ACTIVITY}).`,
+      `Processes in an AIO-related wait event in the newest sample (${ACTIVITY}); idle io workers (IoWorkerMain) left out: see io_workers and io_worker_busy_ratio.`,
       ['backend_type', 'wait_event'],
     ),
     waitingMean: gauge(
       'aioscope_aio_waiting_processes_mean',
-      `Mean processes in an AIO-related wait event per sample ${INTERVAL} (${ACTIVITY}).`,
+      `Mean processes in an AIO-related wait event per sample ${INTERVAL} (${ACTIVITY}); idle io workers (IoWorkerMain) left out.`,
       ['backend_type', 'wait_event'],
     ),
 
@@ -156,16 +158,24 @@ function defineFamilies(registry: Registry) {
     ),
     statReadTime: counter(
       'aioscope_pg_stat_io_read_time_seconds_total',
-      `Time spent waiting for reads, needs track_io_timing (${STAT_IO}), ${SINCE_START}.`,
+      `Time spent waiting for reads by backend_type, object and context, needs track_io_timing (${STAT_IO}), ${SINCE_START}.`,
+      ['backend_type', 'object', 'context'],
     ),
     statResets: counter(
       'aioscope_pg_stat_io_reset_intervals_total',
       `pg_stat_io intervals skipped because the counters were reset or went backwards (${STAT_IO}).`,
     ),
 
+    // The state is the value and the labels name the rule only, so a setting that changes keeps
+    // its series; what the rule saw is in audit_rule_info.
     auditWarning: gauge(
       'aioscope_audit_rule_warning',
       '1 when a settings audit rule warns, 0 when it passes or informs (pg_settings, pg_tablespace; refreshed at most every 30 s while scraped).',
+      ['rule', 'title'],
+    ),
+    auditInfo: gauge(
+      'aioscope_audit_rule_info',
+      'A settings audit rule (always 1): its level (pass, warn, info) and the value it looked at, as PostgreSQL shows it; join on rule and title with audit_rule_warning.',
       ['rule', 'title', 'level', 'value'],
     ),
     auditCheckedAt: gauge(

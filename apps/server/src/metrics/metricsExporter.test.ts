@@ -95,6 +95,72 @@ describe('MetricsExporter', () => {
     await exporter.close();
   });
 
+  it('leaves idle io workers (IoWorkerMain) out of the AIO waits', async () => {
+    const source = replay('pg19beta3-worker', 'worker');
+    const exporter = new MetricsExporter(new Map([[source.id, source]]), { processMetrics: false });
+    const frames = feed(source, 'pg19beta3-worker').frames;
+    expect(frames.at(-1)?.waits, 'the recording has idle io workers').toHaveProperty(['io worker:IoWorkerMain']);
+    const samples = parseExposition((await exporter.scrape()) ?? '');
+    const waits = samples.filter((s) => s.name.startsWith('aioscope_aio_waiting_processes'));
+    expect(waits.map((s) => s.labels.wait_event)).not.toContain('IoWorkerMain');
+    const newest = Object.entries(frames.at(-1)?.waits ?? {}).filter(([key]) => !key.endsWith(':IoWorkerMain'));
+    expect(
+      waits
+        .filter((s) => s.name === 'aioscope_aio_waiting_processes')
+        .map((s) => [`${s.labels.backend_type}:${s.labels.wait_event}`, s.value]),
+    ).toEqual(newest);
+    await exporter.close();
+  });
+
+  it('labels pg_stat_io read time by row like the reads, adding up to the deltas', async () => {
+    const source = replay('pg18.6-io_uring', 'uring');
+    const exporter = new MetricsExporter(new Map([[source.id, source]]), { processMetrics: false });
+    const deltas = feed(source, 'pg18.6-io_uring').ioDeltas.filter((d) => !d.reset);
+    const samples = parseExposition((await exporter.scrape()) ?? '');
+    const times = samples.filter((s) => s.name === 'aioscope_pg_stat_io_read_time_seconds_total');
+    const reads = samples.filter((s) => s.name === 'aioscope_pg_stat_io_reads_total');
+    const rowOf = (s: Sample): string => `${s.labels.backend_type}/${s.labels.object}/${s.labels.context}`;
+    expect(times.map(rowOf).sort()).toEqual(reads.map(rowOf).sort());
+    expect(times.map(rowOf)).toContain('client backend/relation/bulkread');
+    const total = deltas.reduce((sum, d) => sum + d.readTimeMs, 0) / 1000;
+    expect(total, 'the recording waited on reads').toBeGreaterThan(0);
+    expect(times.reduce((sum, s) => sum + s.value, 0)).toBeCloseTo(total, 6);
+    await exporter.close();
+  });
+
+  it("names pg_aios's read counters as the sampled share, not throughput", async () => {
+    const source = replay('pg19beta3-worker', 'worker');
+    const exporter = new MetricsExporter(new Map([[source.id, source]]), { processMetrics: false });
+    const frames = feed(source, 'pg19beta3-worker').frames;
+    const text = (await exporter.scrape()) ?? '';
+    const samples = parseExposition(text);
+    const bytes = frames.reduce((sum, frame) => sum + (frame.newReads?.bytes ?? 0), 0);
+    expect(bytes).toBeGreaterThan(0);
+    expect(values(samples, 'aioscope_aios_sampled_read_bytes_total', 'worker')).toEqual([bytes]);
+    expect(values(samples, 'aioscope_aios_sampled_reads_total', 'worker')).toHaveLength(1);
+    expect(text).not.toContain('aioscope_aios_new_read');
+    expect(text).toMatch(/# HELP aioscope_aios_sampled_read_bytes_total .*sampled share, not throughput/);
+    await exporter.close();
+  });
+
+  it('gives a refused server its answered version in target_info, and no empty labels', async () => {
+    const payloads = recording('pg15.18');
+    expect(payloads.summary.server, 'a refused server has no server info').toBeNull();
+    const source = new ReplaySource({ ...payloads.summary, id: 'old' }, payloads.audit, '15.18');
+    const exporter = new MetricsExporter(new Map([[source.id, source]]), { processMetrics: false });
+    const text = (await exporter.scrape()) ?? '';
+    const info = parseExposition(text).filter((s) => s.name === 'aioscope_target_info');
+    expect(info).toEqual([
+      {
+        name: 'aioscope_target_info',
+        value: 1,
+        labels: { target: 'old', target_name: 'pg15.18', kind: 'external', version: '15.18' },
+      },
+    ]);
+    expect(text).not.toMatch(/=""/);
+    await exporter.close();
+  });
+
   it('drops newest-sample gauges once the sampler has gone quiet, and keeps the age', async () => {
     let now = 0;
     const source = replay('pg19beta3-worker', 'worker');
@@ -143,7 +209,14 @@ describe('MetricsExporter', () => {
     await Promise.resolve();
     const samples = parseExposition((await exporter.scrape()) ?? '');
     const rule = samples.find((s) => s.name === 'aioscope_audit_rule_warning' && s.labels.rule === eic.rule);
-    expect(rule).toMatchObject({ value: 1, labels: { level: 'warn', value: '1', target: 'uring' } });
+    // Only the rule names the series: a setting that changes must not start a new one.
+    expect(rule).toEqual({
+      name: 'aioscope_audit_rule_warning',
+      value: 1,
+      labels: { target: 'uring', target_name: 'pg18.6-io_uring', rule: eic.rule, title: eic.title },
+    });
+    const info = samples.find((s) => s.name === 'aioscope_audit_rule_info' && s.labels.rule === eic.rule);
+    expect(info).toMatchObject({ value: 1, labels: { title: eic.title, level: 'warn', value: '1' } });
     expect(samples.find((s) => s.labels.rule === 'track_io_timing')?.value).toBe(0);
     expect(source.auditReads).toBe(1);
     await exporter.close();

@@ -10,6 +10,8 @@ import { writeTargetMetrics } from './writeTargetMetrics.ts';
 export interface MetricsSource extends MonitorFeed {
   summary(): TargetSummary;
   audit(): Promise<AuditReport>;
+  /** The version the server answered, also when it is too old to watch; null before it answered. */
+  serverVersion(): string | null;
 }
 
 /**
@@ -97,6 +99,7 @@ export class MetricsExporter {
         tally,
         interval: tally.takeInterval(scraper, now),
         audit: audit.current(summary.status.state === 'live'),
+        serverVersion: source.serverVersion(),
         now,
       });
     }

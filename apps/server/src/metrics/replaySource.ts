@@ -16,6 +16,8 @@ export class ReplaySource implements MetricsSource {
   constructor(
     public target: TargetSummary,
     public auditReport: AuditReport,
+    /** What the server answered to the version query; the summary's by default. */
+    private readonly answeredVersion: string | null = target.server?.version ?? null,
   ) {
     this.id = target.id;
   }
@@ -24,6 +26,10 @@ export class ReplaySource implements MetricsSource {
 
   summary(): TargetSummary {
     return this.target;
+  }
+
+  serverVersion(): string | null {
+    return this.answeredVersion;
   }
 
   audit(): Promise<AuditReport> {

@@ -70,13 +70,16 @@ describe('TargetTally over recorded frames', () => {
       bytesPerRead: reset ? null : 131_072,
       byBackendType: reset ? {} : { 'client backend': { reads, readBytes: reads * 131_072 } },
       byContext: reset ? {} : { bulkread: { reads, readBytes: reads * 131_072 } },
-      byGroup: reset ? {} : { 'client backend/relation/bulkread': { reads, readBytes: reads * 131_072 } },
+      byGroup: reset
+        ? {}
+        : { 'client backend/relation/bulkread': { reads, readBytes: reads * 131_072, readTimeMs: reads / 2 } },
     });
     const tally = new TargetTally(0);
     for (const d of [delta(1_000, 100), delta(2_000, 0, true), delta(3_000, 40)]) tally.addIoDelta(d, 0);
     expect(tally.totals.statByGroup['client backend/relation/bulkread']).toEqual({
       reads: 140,
       readBytes: 140 * 131_072,
+      readTimeMs: 70,
     });
     expect(tally.totals.statResets).toBe(1);
     // The exact bytes per read does not reach across the reset (core/ioStats.ts).

@@ -11,7 +11,8 @@ import type { IoStatDelta, LiveFrame, RollupPoint } from '@aioscope/spec';
 /** pg_stat_io deltas kept for the exact bytes per read: its trailing window at 1 Hz, with room. */
 const RECENT_DELTAS = BYTES_PER_READ_WINDOW_SECONDS * 2;
 
-type ReadTotals = Record<string, { reads: number; readBytes: number }>;
+type ReadTotals = Record<string, { reads: number; readBytes: number; readTimeMs: number }>;
+type DeltaRows = NonNullable<IoStatDelta['byGroup']>;
 
 /** Sums since aioscope started watching: only ever go up, so Prometheus can rate() them. */
 export interface TargetTotals {
@@ -20,9 +21,8 @@ export interface TargetTotals {
   newReadBytes: number;
   workerSamples: number;
   workerBusy: number;
-  /** pg_stat_io reads by row: keys "backend_type/object/context" (core's statIoGroupKey). */
+  /** pg_stat_io reads and read time by row: keys "backend_type/object/context" (core's statIoGroupKey). */
   statByGroup: ReadTotals;
-  statReadTimeMs: number;
   /** pg_stat_io intervals skipped because the counters were reset inside them. */
   statResets: number;
 }
@@ -40,11 +40,12 @@ interface OpenInterval {
   startedAt: number;
 }
 
-function addTo(totals: ReadTotals, groups: ReadTotals): void {
+function addTo(totals: ReadTotals, groups: DeltaRows): void {
   for (const [name, group] of Object.entries(groups)) {
-    const sum = (totals[name] ??= { reads: 0, readBytes: 0 });
+    const sum = (totals[name] ??= { reads: 0, readBytes: 0, readTimeMs: 0 });
     sum.reads += group.reads;
     sum.readBytes += group.readBytes;
+    sum.readTimeMs += group.readTimeMs ?? 0;
   }
 }
 
@@ -67,7 +68,6 @@ export class TargetTally {
     workerSamples: 0,
     workerBusy: 0,
     statByGroup: {},
-    statReadTimeMs: 0,
     statResets: 0,
   };
   private readonly recentDeltas: IoStatDelta[] = [];
@@ -101,7 +101,6 @@ export class TargetTally {
       return;
     }
     addTo(this.totals.statByGroup, delta.byGroup ?? {});
-    this.totals.statReadTimeMs += delta.readTimeMs;
   }
 
   /** Exact bytes per read from pg_stat_io, weighted over its trailing window (core/ioStats.ts). */

@@ -16,8 +16,13 @@ export interface TargetScrape {
   tally: TargetTally;
   interval: ScrapeInterval;
   audit: AuditReport | null;
+  /** The version the server answered, also when it is too old to watch (summary.server is null then). */
+  serverVersion: string | null;
   now: number;
 }
+
+/** Where an idle io worker waits: not an I/O wait (the busy share counts it apart). */
+const IDLE_WORKER_WAIT = 'IoWorkerMain';
 
 /** "client backend:DataFileRead" → its two labels; the wait event never holds a colon. */
 function waitLabels(key: string): { backend_type: string; wait_event: string } {
@@ -27,12 +32,15 @@ function waitLabels(key: string): { backend_type: string; wait_event: string } {
 
 function writeHealth(f: MetricFamilies, labels: Labels, scrape: TargetScrape): void {
   const { summary, tally, interval, now } = scrape;
+  // A label that is not known is left out rather than written empty.
+  const version = summary.server?.version ?? scrape.serverVersion;
+  const ioMethod = summary.server?.ioMethod ?? null;
   f.targetInfo.set(
     {
       ...labels,
       kind: summary.kind,
-      version: summary.server?.version ?? '',
-      io_method: summary.server?.ioMethod ?? '',
+      ...(version === null ? {} : { version }),
+      ...(ioMethod === null ? {} : { io_method: ioMethod }),
     },
     1,
   );
@@ -65,8 +73,8 @@ function writeTotals(f: MetricFamilies, labels: Labels, tally: TargetTally, work
     const rowLabels = { ...labels, backend_type: group.backendType, object: group.object, context: group.context };
     f.statReads.inc(rowLabels, sum.reads);
     f.statReadBytes.inc(rowLabels, sum.readBytes);
+    f.statReadTime.inc(rowLabels, sum.readTimeMs / 1000);
   }
-  f.statReadTime.inc(labels, totals.statReadTimeMs / 1000);
   f.statResets.inc(labels, totals.statResets);
 }
 
@@ -77,7 +85,10 @@ function writeLatest(f: MetricFamilies, labels: Labels, frame: LiveFrame, worker
     if (frame.inflight.workerBacklog !== null) f.backlog.set(labels, frame.inflight.workerBacklog);
   }
   if (workerMethod) f.ioWorkers.set(labels, frame.ioWorkers.length);
-  for (const [key, count] of Object.entries(frame.waits)) f.waiting.set({ ...labels, ...waitLabels(key) }, count);
+  for (const [key, count] of Object.entries(frame.waits)) {
+    const wait = waitLabels(key);
+    if (wait.wait_event !== IDLE_WORKER_WAIT) f.waiting.set({ ...labels, ...wait }, count);
+  }
 }
 
 function writeInterval(f: MetricFamilies, labels: Labels, { point }: ScrapeInterval, workerMethod: boolean): void {
@@ -94,14 +105,18 @@ function writeInterval(f: MetricFamilies, labels: Labels, { point }: ScrapeInter
     f.backlogMean.set(labels, point.workerBacklog.mean);
   }
   if (workerMethod && point.workerSamples > 0) f.workerBusy.set(labels, point.workerBusy / point.workerSamples);
-  for (const [key, mean] of Object.entries(point.waits)) f.waitingMean.set({ ...labels, ...waitLabels(key) }, mean);
+  for (const [key, mean] of Object.entries(point.waits)) {
+    const wait = waitLabels(key);
+    if (wait.wait_event !== IDLE_WORKER_WAIT) f.waitingMean.set({ ...labels, ...wait }, mean);
+  }
 }
 
 function writeAudit(f: MetricFamilies, labels: Labels, audit: AuditReport): void {
   f.auditCheckedAt.set(labels, audit.checkedAt / 1000);
   for (const finding of audit.findings) {
-    const ruleLabels = { rule: finding.rule, title: finding.title, level: finding.level, value: finding.value };
-    f.auditWarning.set({ ...labels, ...ruleLabels }, finding.level === 'warn' ? 1 : 0);
+    const rule = { ...labels, rule: finding.rule, title: finding.title };
+    f.auditWarning.set(rule, finding.level === 'warn' ? 1 : 0);
+    f.auditInfo.set({ ...rule, level: finding.level, value: finding.value }, 1);
   }
 }
 

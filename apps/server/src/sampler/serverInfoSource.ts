@@ -26,6 +26,8 @@ export class ServerInfoSource {
   capabilities: Capabilities | null = null;
   /** Why this server cannot be watched (its version), once read; null when it can be. */
   private refused: string | null = null;
+  /** server_version as answered, kept for a refused server too (its info is never read). */
+  private answeredVersion: string | null = null;
   private readAt = -Infinity;
   private readonly listeners = new Set<(server: ServerInfo, capabilities: Capabilities) => void>();
 
@@ -40,6 +42,7 @@ export class ServerInfoSource {
   async read(client: pg.Client): Promise<void> {
     const version = (await client.query<{ version: string; version_num: number }>(SERVER_VERSION_SQL)).rows[0];
     if (version === undefined) throw new Error('version query returned no row');
+    this.answeredVersion = version.version;
     this.refused = unsupportedVersionMessage(version.version, Number(version.version_num));
     this.readAt = performance.now();
     if (this.refused !== null) return;
@@ -68,6 +71,12 @@ export class ServerInfoSource {
     this.server = null;
     this.capabilities = null;
     this.refused = null;
+    this.answeredVersion = null;
+  }
+
+  /** server_version as the server answered it, also when refused; null before it answered. */
+  version(): string | null {
+    return this.answeredVersion;
   }
 
   /** Why this server cannot be watched (its version), or null. */

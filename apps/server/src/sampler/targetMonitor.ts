@@ -135,6 +135,11 @@ export class TargetMonitor implements MonitorFeed {
     };
   }
 
+  /** The version the server answered, also when too old to watch (summary().server is null then). */
+  serverVersion(): string | null {
+    return this.serverInfo.version();
+  }
+
   currentStatus(): TargetStatus {
     return { ...this.status, skippedTicks: this.totalSkipped };
   }
