@@ -108,7 +108,8 @@ describe('recording files over HTTP', () => {
     const rows = raw.body.split('\r\n').filter(Boolean);
     expect(rows[0]).toBe(csvLine(FRAME_CSV_HEADER).trimEnd());
     expect(rows.length).toBe(1 + 100);
-    expect(rows[1]).toMatch(/^2026-11-29T21:51:07\.000Z,1795989067000,/);
+    // The server column first: the name the recording gives its target.
+    expect(rows[1]).toMatch(/^pg18\.4-embedded-worker,2026-11-29T21:51:07\.000Z,1795989067000,/);
 
     const long = await get(`/api/targets/recording-1/history/export.csv?from=${from - 3_600_000}&to=${to}`);
     const longRows = long.body.split('\r\n').filter(Boolean);

@@ -46,6 +46,6 @@ export function registerHistoryExportRoutes(app: FastifyInstance, sources: Histo
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', attachment(recordingFileName(target.name, parsed.range.from, '.csv')))
-      .send(Readable.from(csvOfRange(found.reader, parsed.range), { objectMode: false }));
+      .send(Readable.from(csvOfRange(found.reader, parsed.range, target.name), { objectMode: false }));
   });
 }
