@@ -132,6 +132,12 @@ describe('many targets in one aioscope', () => {
       expect(rows.map((r) => r.target.id).slice(0, 2)).toEqual(['old', 'frozen']);
       expect(row('old').attention.reasons[0]?.kind).toBe('refused');
       expect(row('old').attention.reasons[0]?.message).toMatch(/15/);
+      // Its target_info says what answered, with no empty label (it has no io_method before 18).
+      const info = (await running.app.inject('/metrics')).body
+        .split('\n')
+        .find((line) => line.startsWith('aioscope_target_info{') && line.includes('target="old"'));
+      expect(info).toMatch(/version="15\.\d+[^"]*"/);
+      expect(info).not.toMatch(/=""/);
       expect(['stale', 'disconnected']).toContain(row('frozen').attention.reasons[0]?.kind);
       expect(row('frozen').sampling.achievedHz).toBeLessThan(1);
       for (const id of ['live-one', 'live-two']) {
