@@ -35,6 +35,29 @@ export class DashboardPage {
     return parseFigure(await locator.innerText());
   }
 
+  /** The moment a past range shows, from the URL (absent there: the range's end); null when live. */
+  momentOfUrl(): number | null {
+    const url = new URL(this.page.url());
+    const at = url.searchParams.get('at') ?? url.searchParams.get('to');
+    return at === null ? null : Number(at);
+  }
+
+  /** The range in the URL, or null when live. */
+  rangeOfUrl(): { from: number; to: number } | null {
+    const url = new URL(this.page.url());
+    const from = url.searchParams.get('from');
+    const to = url.searchParams.get('to');
+    return from === null || to === null ? null : { from: Number(from), to: Number(to) };
+  }
+
+  /** The processes table as shown: each row's pid and whether it is dimmed (a process that left). */
+  async processRows(): Promise<string[]> {
+    const rows = this.page.getByTestId('panel-processes').locator('tbody tr');
+    return rows.evaluateAll((elements) =>
+      elements.map((row) => `${row.getAttribute('data-testid') ?? ''}${row.classList.contains('gone') ? ' gone' : ''}`),
+    );
+  }
+
   /** The per-sample strip's newest drawn frame time and its number of samples (data attributes). */
   async sampleStrip(): Promise<{ newestT: number; samples: number }> {
     const strip = this.page.getByTestId('sample-strip');

@@ -73,7 +73,8 @@ export function App(): ReactNode {
     setLocation({
       targetId: opened.targetId,
       pid: null,
-      view: { mode: 'range', from: opened.from, to: opened.to, at: opened.from, speed: null },
+      // At the file's end, like a paused live view: its "now" figures show its last samples.
+      view: { mode: 'range', from: opened.from, to: opened.to, at: opened.to, speed: null },
     }),
   );
   const [theme, setTheme] = useState<Theme>(() => {
@@ -180,7 +181,11 @@ export function App(): ReactNode {
                 hasLive={hasLive}
                 extent={extent.data}
                 extentError={extent.error?.message ?? null}
-                serverNow={live ? liveStore.serverNow(browserNow) : Date.now() - liveStore.clockOffsetMs}
+                // A recording file has no live edge: its presets end where the file does.
+                serverNow={
+                  target?.recording?.to ??
+                  (live ? liveStore.serverNow(browserNow) : Date.now() - liveStore.clockOffsetMs)
+                }
                 at={time.at ?? domainEnd}
                 playing={time.playing}
                 onView={time.setView}
@@ -234,6 +239,7 @@ export function App(): ReactNode {
                     />
                     <WorkerPanel
                       frames={frames}
+                      momentFrames={past?.momentFrames}
                       summary={summary}
                       domain={domain}
                       bucketMs={shownBucketMs}

@@ -110,6 +110,7 @@ export function useOpenRecordingsOnLive(
   useEffect(() => {
     if (!needsRange || raw === null) return;
     const to = Math.min(raw.to + 1, raw.from + MAX_RAW_RANGE_MS);
-    time.setView({ mode: 'range', from: raw.from, to, at: raw.from, speed: null });
+    // At the range's end, like a paused live view: the "now" figures show samples, not "–".
+    time.setView({ mode: 'range', from: raw.from, to, at: to, speed: null });
   }, [needsRange, raw, time]);
 }

@@ -27,6 +27,8 @@ export interface PastView {
   /** The store the panels read: the moment's frames, scan map and processes (LiveStore.showMoment). */
   store: LiveStore;
   frames: readonly LiveFrame[];
+  /** The frames up to the moment: the verdicts and "now" figures are about it, not the range's end. */
+  momentFrames: readonly LiveFrame[];
   deltas: readonly IoStatDelta[];
   domain: [number, number];
   bucketMs: number;
@@ -158,12 +160,14 @@ export function useTimeTravel(
       const domain: [number, number] = [range.at - windowMs, range.at];
       const frames = data.frames.slice(firstAtOrAfter(data.frames, domain[0]), firstAfter(data.frames, range.at));
       const deltas = data.ioDeltas.slice(firstAtOrAfter(data.ioDeltas, domain[0]), firstAfter(data.ioDeltas, range.at));
-      return { view: range, store, frames, deltas, domain, bucketMs, axis: 'replay' };
+      return { view: range, store, frames, momentFrames: frames, deltas, domain, bucketMs, axis: 'replay' };
     }
+    const frames = itemsIn(data.frames, range.from, range.to);
     return {
       view: range,
       store,
-      frames: itemsIn(data.frames, range.from, range.to),
+      frames,
+      momentFrames: frames.slice(0, firstAfter(frames, range.at)),
       deltas: itemsIn(data.ioDeltas, range.from, range.to),
       domain: [range.from, range.to],
       bucketMs: bucketMsForRange(range.to - range.from, sampleIntervalMs),
@@ -171,10 +175,14 @@ export function useTimeTravel(
     };
   }, [range, data, store, sampleIntervalMs]);
 
-  // The instant panels (scan map, processes, "now" figures, per-sample strip) show the moment.
+  // The instant panels (scan map, processes, "now" figures, per-sample strip) show the moment. The
+  // page reads the store's processes and scan map as it renders, which was before this effect: it
+  // renders again, before the paint, so they are of this moment and not the one shown before.
+  const [, setShownMoment] = useState<number | null>(null);
   useLayoutEffect(() => {
     if (range === null || data === null) return;
     store.showMoment(momentOf(data, range.at - WINDOW_MS, range.at, PROCESS_KEEP_MS), range.at);
+    setShownMoment(store.version);
   }, [store, range, data]);
 
   return {

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { formatAge } from '../format.ts';
+import { describeDuration, describeRange } from '../history/timeView.ts';
 import { STALE_AFTER_MS, type LiveStore } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
 import { Explain } from './Panel.tsx';
@@ -34,6 +35,15 @@ function connectionBadge(
   store: LiveStore,
   now: number,
 ): { label: string; tone: string; detail: string } {
+  // A recording file has no live stream to connect to: the badge says what is shown instead.
+  const file = target?.recording;
+  if (file) {
+    return {
+      label: 'recording file',
+      tone: 'muted',
+      detail: `${file.fileName}: ${describeRange(file.from, file.to)} (${describeDuration(file.to - file.from)}), recorded earlier; no live stream.`,
+    };
+  }
   if (store.socketState !== 'connected') {
     return {
       label: store.socketState === 'connecting' ? 'connecting to aioscope' : 'aioscope unreachable',

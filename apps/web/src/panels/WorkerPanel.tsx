@@ -96,9 +96,14 @@ export interface WorkerPanelProps {
   domain: [number, number];
   bucketMs: number;
   target: TargetSummary | undefined;
+  /**
+   * The samples up to the moment shown, when it is not the end of `frames` (a past range paused at
+   * a moment): the verdict and the "now" figures are about that moment, not the range's end.
+   */
+  momentFrames?: readonly LiveFrame[];
 }
 
-export function WorkerPanel({ frames, summary, domain, bucketMs, target }: WorkerPanelProps): ReactNode {
+export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentFrames }: WorkerPanelProps): ReactNode {
   const windowText = useWindowText();
   const rows: BucketRow[] = useMemo(
     () =>
@@ -112,22 +117,23 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
     [frames, domain, bucketMs],
   );
   const strips = useMemo(() => workerStrips(frames, domain), [frames, domain]);
+  const upToMoment = momentFrames ?? frames;
   // Workers gone (an io_method restart, a pool that shrank) leave the list at once, strips included.
   const listed = useMemo(
-    () => presentWorkersOnly(summary.perWorkerBusyFraction, presentWorkerPids(frames)),
-    [summary.perWorkerBusyFraction, frames],
+    () => presentWorkersOnly(summary.perWorkerBusyFraction, presentWorkerPids(upToMoment)),
+    [summary.perWorkerBusyFraction, upToMoment],
   );
-  const latest = frames[frames.length - 1];
+  const latest = upToMoment[upToMoment.length - 1];
   // In a past range "the last 10 s" would read as now: the span is named by the time it ends.
   const live = useWindowText() === LIVE_WINDOW_TEXT;
   const verdict = useMemo(
     () =>
       workerVerdict(
-        frames,
+        upToMoment,
         target?.server?.ioMethod ?? null,
         live || latest === undefined ? undefined : (seconds) => `${seconds} s up to ${formatClockTime(latest.t)}`,
       ),
-    [frames, target?.server?.ioMethod, live, latest],
+    [upToMoment, target?.server?.ioMethod, live, latest],
   );
   const reason = noWorkersReason(target);
   const busyNow = latest?.ioWorkers.filter((worker) => worker.busy).length ?? 0;
@@ -141,7 +147,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
     >
       {reason !== null ? (
         <EmptyState>{reason}</EmptyState>
-      ) : workersNow === 0 && frames.length > 0 ? (
+      ) : (frames[frames.length - 1]?.ioWorkers.length ?? 0) === 0 && frames.length > 0 ? (
         <EmptyState>
           No io worker is visible in pg_stat_activity. Without pg_read_all_stats their wait events are hidden: GRANT
           pg_read_all_stats (or pg_monitor) to the monitoring role.
@@ -165,8 +171,9 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target }: Worke
             />
             <Figure
               label="busy now"
-              value={`${busyNow} of ${workersNow}`}
-              explain="io workers not in IoWorkerMain at the latest sample."
+              testId="worker-busy-now"
+              value={latest === undefined ? '–' : `${busyNow} of ${workersNow}`}
+              explain="io workers not in IoWorkerMain at the latest sample (in a past range: the sample at the moment shown)."
             />
           </div>
           <TimeSeriesChart

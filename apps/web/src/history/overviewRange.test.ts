@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import type { HistoryExtent } from '@aioscope/spec';
+import { keptRange, stripQueryRange } from './overviewRange.ts';
+import { describeDuration } from './timeView.ts';
+
+const extent = (raw: { from: number; to: number }, rollups: { from: number; to: number } | null): HistoryExtent => ({
+  targetId: 'embedded',
+  recording: { state: 'recording', reason: null },
+  raw,
+  rollups,
+  retention: { rawMs: 86_400_000, rollupMs: 30 * 86_400_000, maxBytes: 1e9 },
+  bytesOnDisk: 0,
+});
+
+describe('the range the overview strip draws and names', () => {
+  // Twenty seconds into a minute of the server's clock, like any start.
+  const start = 1_764_000_020_000.4;
+
+  it('names what is kept (12.8 s after 12.8 s recorded, 5 min for a 5-minute file), not the minute-rounded query', () => {
+    const young = keptRange(extent({ from: start, to: start + 12_800 }, { from: start - 0.4, to: start + 12_000 }));
+    expect(young).not.toBeNull();
+    if (young === null) return;
+    expect(describeDuration(young.to - young.from)).toBe('12.8 s');
+    const query = stripQueryRange(young);
+    expect(describeDuration(query.to - query.from)).toBe('60 s');
+
+    const file = keptRange(extent({ from: start, to: start + 5 * 60_000 }, { from: start - 0.4, to: start + 299_000 }));
+    expect(file === null ? null : describeDuration(file.to - file.from)).toBe('5 min');
+    expect(file === null ? null : describeDuration(stripQueryRange(file).to - stripQueryRange(file).from)).toBe(
+      '6 min',
+    );
+  });
+
+  it('queries whole minutes that cover what is kept, and has nothing to draw when nothing is kept', () => {
+    const kept = { from: start, to: start + 200_000 };
+    const query = stripQueryRange(kept);
+    expect(query.from % 60_000).toBe(0);
+    expect(query.to % 60_000).toBe(0);
+    expect(query.from).toBeLessThanOrEqual(kept.from);
+    expect(query.to).toBeGreaterThan(kept.to);
+    expect(keptRange({ ...extent({ from: 0, to: 1 }, null), raw: null })).toBeNull();
+  });
+});
