@@ -87,9 +87,10 @@ export const aioscopeApp = fp<AppOptions>(
     const historySources = {
       monitors: options.monitors,
       recordings,
+      ...(options.fleet === undefined ? {} : { unwatched: options.fleet.unwatched }),
       ...(options.history === undefined ? {} : { history: options.history }),
     };
-    registerTargetRoutes(app, options.monitors, recordings);
+    registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched);
     registerMetricsRoute(app, options.monitors);
     registerOverviewRoute(app, {
       monitors: options.monitors,

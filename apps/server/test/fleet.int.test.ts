@@ -3,7 +3,14 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { overviewSchema, type Overview } from '@aioscope/spec';
+import {
+  historyExtentSchema,
+  historyFramesSchema,
+  overviewSchema,
+  targetListSchema,
+  targetSummarySchema,
+  type Overview,
+} from '@aioscope/spec';
 import { parseConfig } from '../src/config/config.ts';
 import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
 import { startAioscope, type RunningAioscope } from '../src/server.ts';
@@ -218,6 +225,11 @@ describe('many targets in one aioscope', () => {
       const one = running.monitors.get('one');
       await waitUntil(() => one?.currentStatus().state === 'live', 30_000, 'target one live');
       const since = one?.currentStatus().since;
+      await waitUntil(
+        async () => ((await running.history.get('two')?.extent())?.raw ?? null) !== null,
+        30_000,
+        'samples of two recorded',
+      );
 
       // Edited in place: the folder watch sees it.
       await writeFile(file, `- name: one\n  url: ${urlOf(live)}\n- name: three\n  url: ${urlOf(frozen)}\n`);
@@ -226,8 +238,34 @@ describe('many targets in one aioscope', () => {
         10_000,
         'the reload to add three and remove two',
       );
-      const ids = ((await running.app.inject('/api/targets')).json() as { id: string }[]).map((t) => t.id);
-      expect(ids).toEqual(['one', 'three']);
+      // Two is listed after the watched ones, marked as no longer watched.
+      const listed = targetListSchema.parse((await running.app.inject('/api/targets')).json());
+      expect(listed.map((t) => [t.id, t.unwatchedSince !== undefined])).toEqual([
+        ['one', false],
+        ['three', false],
+        ['two', true],
+      ]);
+      const two = await running.app.inject('/api/targets/two');
+      expect(two.statusCode).toBe(200);
+      expect(targetSummarySchema.parse(two.json()).unwatchedSince).toBeGreaterThan(0);
+      // What it recorded stays readable over HTTP, its extent saying it is no longer recorded.
+      const extent = await running.app.inject('/api/targets/two/history');
+      expect(extent.statusCode).toBe(200);
+      const parsed = historyExtentSchema.parse(extent.json());
+      expect(parsed.raw).not.toBeNull();
+      expect(parsed.recording).toMatchObject({ state: 'off', reason: expect.stringMatching(/no longer watched/) });
+      const from = Math.floor(parsed.raw?.from ?? 0);
+      const frames = await running.app.inject(
+        `/api/targets/two/history/frames?from=${from}&to=${Math.ceil(parsed.raw?.to ?? 0) + 1}`,
+      );
+      expect(frames.statusCode).toBe(200);
+      expect(historyFramesSchema.parse(frames.json()).frames.length).toBeGreaterThan(0);
+      // It has no live server to ask; an id never watched is unknown.
+      expect((await running.app.inject('/api/targets/two/audit')).json()).toMatchObject({
+        error: expect.stringMatching(/no longer watched/),
+      });
+      expect((await running.app.inject('/api/targets/does-not-exist/history')).statusCode).toBe(404);
+      expect((await running.app.inject('/api/targets/does-not-exist')).statusCode).toBe(404);
       expect(running.monitors.get('one')).toBe(one);
       expect(one?.currentStatus().since).toBe(since);
       await waitUntil(() => running.monitors.get('three')?.currentStatus().state === 'live', 30_000, 'three live');

@@ -79,6 +79,12 @@ export const targetSummarySchema = z.object({
    * a target has no live stream; its past is read through the history routes.
    */
   recording: z.object({ from: z.number(), to: z.number(), fileName: z.string() }).nullable(),
+  /**
+   * When the target was removed from the targets file (epoch ms, aioscope's clock); absent while it
+   * is watched. Such a target has no live stream; what was recorded of it stays readable through
+   * the history routes, and its summary is the last one its monitor gave.
+   */
+  unwatchedSince: z.number().optional(),
 });
 export type TargetSummary = z.infer<typeof targetSummarySchema>;
 

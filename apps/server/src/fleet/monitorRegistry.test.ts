@@ -13,6 +13,7 @@ function fakeMonitor(id: string, log: string[], phases: number[] = []): TargetMo
     },
     stop: () => Promise.resolve(void log.push(`stop ${id}`)),
     on: () => () => undefined,
+    summary: () => ({ id, name: id, status: { state: 'live' } }),
   } as unknown as TargetMonitor;
 }
 
@@ -48,6 +49,26 @@ describe('MonitorRegistry', () => {
     expect(log).toEqual(['stop b', 'stop c', 'start c', 'start d']);
     expect(changes).toEqual(['removed b', 'removed c', 'added c', 'added d']);
     expect([...registry.monitors.keys()].sort()).toEqual(['a', 'c', 'd']);
+  });
+
+  it('lists removed targets as no longer watched until they are added back', async () => {
+    const registry = new MonitorRegistry({
+      defaultRate: 20,
+      budgetShare: 0.01,
+      log: () => undefined,
+      create: (t) => fakeMonitor(t.definition.id, []),
+    });
+    await registry.apply([target('a', 'h1'), target('b', 'h2')]);
+    expect(registry.unwatched()).toEqual([]);
+    await registry.apply([target('a', 'h1')]);
+    expect(registry.unwatched().map((t) => [t.id, t.status.state, typeof t.unwatchedSince])).toEqual([
+      ['b', 'live', 'number'],
+    ]);
+    // A changed target restarts: it was never unwatched for a reader of the list.
+    await registry.apply([target('a', 'h9')]);
+    expect(registry.unwatched().map((t) => t.id)).toEqual(['b']);
+    await registry.apply([target('a', 'h9'), target('b', 'h2')]);
+    expect(registry.unwatched()).toEqual([]);
   });
 
   it('lets a consumer follow every monitor, present and future, and detach from removed ones', async () => {

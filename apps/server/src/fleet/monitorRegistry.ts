@@ -1,3 +1,4 @@
+import type { TargetSummary } from '@aioscope/spec';
 import type { FleetTarget, RateSetting } from '../targets/targetsFile.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import { RateGovernor } from './rateGovernor.ts';
@@ -80,9 +81,14 @@ function sameConfig(a: object, b: object): boolean {
  * on reload. Added targets start, removed ones stop, changed ones restart, unchanged ones keep
  * their monitor object (label changes apply without a restart).
  */
+/** Targets removed by a reload that are still listed (their recorded past stays readable); the oldest go first. */
+export const MAX_UNWATCHED = 100;
+
 export class MonitorRegistry implements MonitorChanges {
   readonly monitors = new Map<string, TargetMonitor>();
   private readonly entries = new Map<string, Entry>();
+  /** Removed targets, by id: their last summary, marked with when they stopped being watched. */
+  private readonly removed = new Map<string, TargetSummary>();
   private readonly listeners = new Set<(change: MonitorChange) => void>();
 
   constructor(private readonly options: RegistryOptions) {}
@@ -95,6 +101,14 @@ export class MonitorRegistry implements MonitorChanges {
   view(id: string): FleetEntryView | undefined {
     const entry = this.entries.get(id);
     return entry === undefined ? undefined : { labels: entry.target.labels, requested: entry.rate };
+  }
+
+  /**
+   * Targets a reload removed, newest last, each with `unwatchedSince`: the page marks them as no
+   * longer watched and reads what was recorded of them. A target added back leaves this list.
+   */
+  unwatched(): TargetSummary[] {
+    return [...this.removed.values()];
   }
 
   /** Makes the set what `targets` says; resolves once removed monitors have stopped. */
@@ -113,6 +127,13 @@ export class MonitorRegistry implements MonitorChanges {
       }
       stopping.push(this.remove(entry));
       removed.push(id);
+      // Changed ones are added back below and leave the list again.
+      this.removed.delete(id);
+      this.removed.set(id, { ...entry.monitor.summary(), unwatchedSince: Date.now() });
+      for (const oldest of this.removed.keys()) {
+        if (this.removed.size <= MAX_UNWATCHED) break;
+        this.removed.delete(oldest);
+      }
     }
     await Promise.all(stopping);
     for (const target of targets) {
@@ -138,6 +159,7 @@ export class MonitorRegistry implements MonitorChanges {
         : null;
     const phase = leastTakenPhase([...this.entries.values()].map((entry) => entry.phase));
     this.entries.set(target.definition.id, { target, rate, monitor, governor, phase });
+    this.removed.delete(target.definition.id);
     this.monitors.set(monitor.id, monitor);
     monitor.start(phase);
     this.emit({ kind: 'added', monitor });

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { TargetsFileState } from '@aioscope/spec';
+import type { TargetSummary, TargetsFileState } from '@aioscope/spec';
 import { MonitorRegistry, type FleetEntryView, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import { TargetsFileWatcher } from '../fleet/targetsFileWatcher.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
@@ -11,6 +11,8 @@ export interface FleetInfo {
   changes: MonitorChanges;
   view(id: string): FleetEntryView | undefined;
   targetsFile(): TargetsFileState | null;
+  /** Targets removed by a reload, marked with `unwatchedSince` (MonitorRegistry.unwatched). */
+  unwatched(): readonly TargetSummary[];
 }
 
 declare module 'fastify' {
@@ -57,6 +59,7 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       changes: registry,
       view: (id: string) => registry.view(id),
       targetsFile: () => watcher?.state ?? null,
+      unwatched: () => registry.unwatched(),
     });
     app.addHook('onClose', async () => {
       await watcher?.close();

@@ -1,4 +1,4 @@
-import { historyRangeQuerySchema, type HistoryRange } from '@aioscope/spec';
+import { historyRangeQuerySchema, type HistoryRange, type TargetSummary } from '@aioscope/spec';
 import type { ZodError } from 'zod';
 import type { HistoryCatalog, HistoryReader } from '../history/historyReader.ts';
 import type { OpenedRecordings } from '../history/openedRecordings.ts';
@@ -11,6 +11,8 @@ export interface HistorySources {
   recordings: OpenedRecordings;
   /** The recorder's store; absent when this process records nothing. */
   history?: HistoryCatalog;
+  /** Targets a targets file reload removed: their past stays readable, marked as no longer watched. */
+  unwatched?: () => readonly TargetSummary[];
 }
 
 export type Refusal = { ok: false; status: 400 | 404; error: string };
@@ -26,7 +28,13 @@ export function findHistory(sources: HistorySources, params: unknown): { ok: tru
   const { id } = parsed.data;
   const opened = sources.recordings.get(id);
   if (opened !== undefined) return { ok: true, reader: opened };
-  if (!sources.monitors.has(id)) return { ok: false, status: 404, error: `unknown target "${id}"` };
+  if (!sources.monitors.has(id)) {
+    const gone = sources.unwatched?.().find((target) => target.id === id);
+    const kept = gone === undefined ? undefined : sources.history?.get(id);
+    if (gone?.unwatchedSince === undefined || kept === undefined)
+      return { ok: false, status: 404, error: `unknown target "${id}"` };
+    return { ok: true, reader: unwatchedReader(kept) };
+  }
   const reader = sources.history?.get(id);
   if (reader === undefined) {
     return {
@@ -36,6 +44,27 @@ export function findHistory(sources: HistorySources, params: unknown): { ok: tru
     };
   }
   return { ok: true, reader };
+}
+
+/**
+ * The past of a target removed from the targets file, read as before; its extent says recording
+ * stopped and why, instead of the store's "recording" that goes on for the others.
+ */
+function unwatchedReader(kept: HistoryReader): HistoryReader {
+  return {
+    targetId: kept.targetId,
+    extent: async () => ({
+      ...(await kept.extent()),
+      recording: {
+        state: 'off',
+        reason: 'no longer watched (removed from the targets file); what was recorded stays readable',
+      },
+    }),
+    frames: (range) => kept.frames(range),
+    rollups: (range, stepMs) => kept.rollups(range, stepMs),
+    events: (range) => kept.events(range),
+    describe: () => kept.describe(),
+  };
 }
 
 /** "15 min", "1 h", "90 s": a limit as a person reads it. */

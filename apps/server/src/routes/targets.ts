@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TargetSummary } from '@aioscope/spec';
 import { z } from 'zod';
 import { describeDatabaseError } from '../sampler/sessions.ts';
 import type { OpenedRecordings } from '../history/openedRecordings.ts';
@@ -27,11 +28,19 @@ function lookup<T extends { id: string }>(
   params: unknown,
   monitors: ReadonlyMap<string, TargetMonitor>,
   recordings?: OpenedRecordings,
+  unwatched?: () => readonly TargetSummary[],
 ): Lookup<T> {
   const parsed = schema.safeParse(params);
   if (!parsed.success)
     return { ok: false, status: 400, error: parsed.error.issues[0]?.message ?? 'invalid parameters' };
   const monitor = monitors.get(parsed.data.id);
+  if (monitor === undefined && unwatched?.().some((t) => t.id === parsed.data.id) === true) {
+    return {
+      ok: false,
+      status: 404,
+      error: `"${parsed.data.id}" is no longer watched (removed from the targets file): read what was recorded through /api/targets/${parsed.data.id}/history`,
+    };
+  }
   if (monitor === undefined && recordings?.summary(parsed.data.id) !== undefined) {
     return { ok: false, status: 404, error: `"${parsed.data.id}" is a recording file: it has no live server to ask` };
   }
@@ -39,14 +48,19 @@ function lookup<T extends { id: string }>(
   return { ok: true, monitor, params: parsed.data };
 }
 
-/** Live targets first, then recording files opened in this process (kind 'recording'). */
+/**
+ * Live targets first, then those a targets file reload removed (`unwatchedSince` set: their past
+ * stays readable), then recording files opened in this process (kind 'recording').
+ */
 export function registerTargetRoutes(
   app: FastifyInstance,
   monitors: ReadonlyMap<string, TargetMonitor>,
   recordings?: OpenedRecordings,
+  unwatched?: () => readonly TargetSummary[],
 ): void {
   app.get('/api/targets', () => [
     ...[...monitors.values()].map((monitor) => monitor.summary()),
+    ...(unwatched?.().filter((t) => !monitors.has(t.id)) ?? []),
     ...(recordings?.summaries() ?? []),
   ]);
 
@@ -54,12 +68,15 @@ export function registerTargetRoutes(
     const parsed = targetParamsSchema.safeParse(request.params);
     const opened = parsed.success ? recordings?.summary(parsed.data.id) : undefined;
     if (opened !== undefined) return opened;
+    const id = parsed.success ? parsed.data.id : null;
+    const gone = id !== null && !monitors.has(id) ? unwatched?.().find((t) => t.id === id) : undefined;
+    if (gone !== undefined) return gone;
     const found = lookup(targetParamsSchema, request.params, monitors);
     return found.ok ? found.monitor.summary() : reply.code(found.status).send({ error: found.error });
   });
 
   app.get('/api/targets/:id/processes/:pid', async (request, reply) => {
-    const found = lookup(processParamsSchema, request.params, monitors, recordings);
+    const found = lookup(processParamsSchema, request.params, monitors, recordings, unwatched);
     if (!found.ok) return reply.code(found.status).send({ error: found.error });
     try {
       const detail = await found.monitor.processDetail(found.params.pid);
@@ -71,7 +88,7 @@ export function registerTargetRoutes(
   });
 
   app.get('/api/targets/:id/audit', async (request, reply) => {
-    const found = lookup(targetParamsSchema, request.params, monitors, recordings);
+    const found = lookup(targetParamsSchema, request.params, monitors, recordings, unwatched);
     if (!found.ok) return reply.code(found.status).send({ error: found.error });
     try {
       return await found.monitor.audit();
