@@ -320,9 +320,9 @@ describe('history: pause, zoom, events, replay, share', () => {
     const fresh = await openPage(page.url());
     await expect.poll(() => fresh.dashboard.processRows(), { timeout: 30_000 }).toEqual(played);
 
-    // Paused on the range (not replaying) at that moment: the verdict and "busy now" are of the
-    // moment's sample, not of the range's last one.
-    const at = dashboard.momentOfUrl() ?? 0;
+    // Paused on the range (not replaying) mid-scan, 5 s before the range's end: the verdict and
+    // "busy now" are of the moment's sample, not of the range's last one.
+    const at = start;
     const paused = await openPage(`${baseUrl}/t/embedded?from=${scan.from}&to=${scan.to}&at=${at}`);
     const { frames } = await framesOf(baseUrl, scan.from, scan.to);
     const shown = frames[firstAfterT(frames, at) - 1];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byteTicks, clockTicks, formatClockTicks, niceTicks, ticksBackFrom } from './ticks.ts';
+import { byteTicks, clockTicks, fittedClockTicks, formatClockTicks, niceTicks, ticksBackFrom } from './ticks.ts';
 
 describe('niceTicks', () => {
   it('picks round ticks that cover the maximum', () => {
@@ -54,5 +54,41 @@ describe('clock ticks of a past range', () => {
     const from = new Date(2026, 10, 30, 12, 0, 0, 40).getTime();
     const ticks = clockTicks(from, from + 1_000, 6);
     expect(formatClockTicks(ticks)[0]).toMatch(/^12:00:00\.\d{3}$/);
+  });
+});
+
+describe('clock ticks that fit their axis', () => {
+  // A minute ending 1 s after a round 10 s: the last tick sits 1 s from the right end.
+  const to = new Date(2026, 10, 30, 20, 34, 31).getTime();
+  const from = to - 60_000;
+  // What a label spans on an axis of `widthPx`, centred on its tick (6.5 px per character and more).
+  const spans = (ticks: number[], widthPx: number): [number, number][] => {
+    const labels = formatClockTicks(ticks);
+    return ticks.map((t, i) => {
+      const x = ((t - from) / (to - from)) * widthPx;
+      const half = ((labels[i] ?? '').length * 6) / 2;
+      return [x - half, x + half];
+    });
+  };
+
+  it('leaves out a tick whose label would stick out of the right end', () => {
+    const widthPx = 400;
+    const all = clockTicks(from, to, 6);
+    expect(spans(all, widthPx).at(-1)?.[1] ?? 0).toBeGreaterThan(widthPx + 12);
+    const fitted = fittedClockTicks(from, to, widthPx, 12);
+    expect(fitted.length).toBeGreaterThanOrEqual(3);
+    for (const [, right] of spans(fitted, widthPx)) expect(right).toBeLessThanOrEqual(widthPx + 12);
+  });
+
+  it('takes fewer ticks on a narrow axis so labels do not run into each other', () => {
+    for (const widthPx of [300, 420, 1_400]) {
+      const fitted = fittedClockTicks(from, to, widthPx, 12);
+      expect(fitted.length).toBeGreaterThanOrEqual(1);
+      const boxes = spans(fitted, widthPx);
+      for (let i = 1; i < boxes.length; i++)
+        expect((boxes[i] as [number, number])[0]).toBeGreaterThan((boxes[i - 1] as [number, number])[1]);
+    }
+    expect(fittedClockTicks(from, to, 300, 12).length).toBeLessThan(clockTicks(from, to, 6).length);
+    expect(fittedClockTicks(from, from, 300, 12)).toEqual([]);
   });
 });

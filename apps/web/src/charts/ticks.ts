@@ -53,6 +53,32 @@ export function clockTicks(from: number, to: number, wanted: number): number[] {
   return ticks;
 }
 
+/** Width of a character of an axis label (11 px system-ui digits are about 6 px), with room to spare. */
+const LABEL_CHAR_PX = 6.5;
+/** Space between two labels. */
+const LABEL_GAP_PX = 12;
+
+/**
+ * Clock ticks for an axis `widthPx` wide: at most `wanted`, as few as their labels need not to run
+ * into each other (six labels of 22:28:40 ran together at 420 px), and none whose label would stick
+ * out of the right end (the plot leaves `rightRoomPx` there; a label is centred on its tick, so a
+ * tick near the end was drawn "20:34:3").
+ */
+export function fittedClockTicks(from: number, to: number, widthPx: number, rightRoomPx: number, wanted = 6): number[] {
+  const span = to - from;
+  if (!(span > 0) || !(widthPx > 0)) return [];
+  const pxPerMs = widthPx / span;
+  let ticks: number[] = [];
+  let labelPx = 0;
+  for (let count = wanted; count >= 1; count--) {
+    ticks = clockTicks(from, to, count);
+    labelPx = Math.max(0, ...formatClockTicks(ticks).map((label) => label.length)) * LABEL_CHAR_PX;
+    const spacingPx = ticks.length > 1 ? ((ticks[1] as number) - (ticks[0] as number)) * pxPerMs : Infinity;
+    if (spacingPx >= labelPx + LABEL_GAP_PX) break;
+  }
+  return ticks.filter((t) => (to - t) * pxPerMs + rightRoomPx >= labelPx / 2);
+}
+
 /** Labels of clock ticks: as short as their spacing allows (12:05, 12:05:30, 12:05:30.250). */
 export function formatClockTicks(ticks: readonly number[]): string[] {
   const step = ticks.length > 1 ? (ticks[1] as number) - (ticks[0] as number) : 60_000;

@@ -6,7 +6,7 @@ import { axesLayer, seriesLayer, type LayerOptions } from './layeredPlot.ts';
 import { withUnit, type YAxis } from './plotData.ts';
 import { axisLook, yAxis, Y_AXIS_PX, type PlotPalette } from './plotTheme.ts';
 import { referenceLines, type ReferenceMark } from './referenceLines.ts';
-import { clockTicks, formatClockTicks, ticksBackFrom } from './ticks.ts';
+import { fittedClockTicks, formatClockTicks, ticksBackFrom } from './ticks.ts';
 
 export interface Series {
   key: string;
@@ -93,12 +93,17 @@ export function timeSeriesLayers(
         size: X_AXIS_PX,
         gap: 4,
         // The scale counts back from 0 at the right edge; a clock axis adds the edge's time back.
-        splits: (_u, _axis, min, max) =>
+        splits: (u, _axis, min, max) =>
           view().xAxis !== 'clock'
             ? ticksBackFrom(max, min, X_TICK_STEP_MS)
-            : clockTicks(min + view().domain[1], max + view().domain[1], X_TICKS_WANTED).map(
-                (t) => t - view().domain[1],
-              ),
+            : fittedClockTicks(
+                min + view().domain[1],
+                max + view().domain[1],
+                // The plot's width in CSS px (uPlot's box is in device px), before its first layout the chart's.
+                u.bbox.width > 0 ? u.bbox.width / uPlot.pxRatio : size.width - Y_AXIS_PX,
+                PADDING[1],
+                X_TICKS_WANTED,
+              ).map((t) => t - view().domain[1]),
         values: (_u, splits) =>
           view().xAxis !== 'clock'
             ? splits.map((t) => formatRelativeSeconds(t, 0, view().xAxis === 'replay' ? 'then' : 'now'))
