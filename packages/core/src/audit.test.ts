@@ -78,6 +78,9 @@ describe('auditSettings on the recorded PostgreSQL 18 server (io_method=worker, 
       'tablespace_io_concurrency_override',
       'io_method',
       'track_io_timing',
+      // The pre-upgrade check for 19 (upgradeAudit.ts) follows the checklist of 18.
+      'upgrade_io_workers',
+      'upgrade_baseline',
     ]);
     expect(findings.filter((finding) => finding.level === 'warn')).toEqual([]);
   });
@@ -300,7 +303,7 @@ describe('track_io_timing', () => {
 });
 
 describe('servers and rows without asynchronous I/O', () => {
-  it('collapses the AIO rules into one info finding on PostgreSQL 17 and keeps track_io_timing', () => {
+  it('gives way to the pre-upgrade check on PostgreSQL 17: what 18 will make of its settings', () => {
     const findings = auditSettings(
       input(
         {
@@ -314,9 +317,19 @@ describe('servers and rows without asynchronous I/O', () => {
         { versionNum: 170000, tablespaces: [{ spcname: 'fast_ssd', spcoptions: ['effective_io_concurrency=1'] }] },
       ),
     );
-    expect(findings.map((finding) => finding.rule)).toEqual(['aio_unavailable', 'track_io_timing']);
-    expect(findings[0]).toMatchObject({ level: 'info' });
-    expect(findings[0]?.why).toContain('PostgreSQL 17 has no asynchronous I/O');
+    expect(findings.map((finding) => finding.rule)).toEqual([
+      'upgrade_io_concurrency',
+      'upgrade_io_concurrency',
+      'upgrade_tablespace_io_concurrency',
+      'upgrade_io_method',
+      'upgrade_track_io_timing',
+      'upgrade_baseline',
+    ]);
+    for (const finding of findings) expect(finding.title).toMatch(/^before 18: /);
+    expect(findings.filter((finding) => finding.level === 'warn').map((finding) => finding.title)).toEqual([
+      'before 18: effective_io_concurrency',
+      'before 18: effective_io_concurrency on tablespace fast_ssd',
+    ]);
   });
 
   it('skips a rule on 18 whose setting is missing from the rows (e.g. hidden from the role)', () => {

@@ -1,5 +1,6 @@
 import type { AuditFinding, AuditLevel } from '@aioscope/spec';
 import { AIO_VERSION_NUM, bytesPerSettingUnit, formatBytesLikePostgres } from './settings.ts';
+import { defaultUpgradeTarget, upgradeFindings, type UpgradeTargetVersion } from './upgradeAudit.ts';
 
 /** One row of AUDIT_SETTINGS_SQL. */
 export interface AuditSettingRow {
@@ -19,12 +20,25 @@ export interface AuditTablespaceRow {
   spcoptions: string[] | null;
 }
 
+/** One row of AUDIT_ROLE_SETTINGS_SQL: an ALTER DATABASE / ROLE … SET, only the settings the rules read. */
+export interface AuditRoleSettingRow {
+  /** null: for every database (ALTER ROLE … SET). */
+  database: string | null;
+  /** null: for every role (ALTER DATABASE … SET). */
+  role: string | null;
+  setconfig: string[] | null;
+}
+
 export interface AuditInput {
   versionNum: number;
   settings: AuditSettingRow[];
   tablespaces: AuditTablespaceRow[];
+  /** pg_db_role_setting rows; none when not read. */
+  roleSettings?: AuditRoleSettingRow[];
   /** pg_config CONFIGURE line, or null when not readable (not superuser). */
   configure: string | null;
+  /** The major version the pre-upgrade check is for; by default the next one that changes I/O (18, then 19). */
+  targetVersion?: UpgradeTargetVersion;
 }
 
 /** Every setting the rules read: the parameter of AUDIT_SETTINGS_SQL. */
@@ -275,29 +289,27 @@ const AIO_RULES: readonly Rule[] = [
   tablespaceOverrides,
   ioMethod,
   ioWorkersRemoved,
+  trackIoTiming,
 ];
 
-/** Rules that still mean something before 18 (pg_stat_io exists from 16). */
-const ALWAYS_RULES: readonly Rule[] = [trackIoTiming];
-
-function noAio(input: AuditInput): AuditFinding {
-  const major = Math.floor(input.versionNum / 10000);
-  return {
-    rule: 'aio_unavailable',
-    title: 'asynchronous I/O',
-    level: 'info',
-    value: String(major),
-    source: 'server_version_num',
-    why: `PostgreSQL ${major} has no asynchronous I/O; the AIO checks apply from 18 on`,
-  };
-}
-
 /**
- * The AIO upgrade checklist. Before 18 the AIO rules collapse into one info finding (their
- * settings either do not exist or mean something else there); on 18+ a rule whose setting is
- * missing from the rows is skipped.
+ * The AIO checklist of this server's settings, then the pre-upgrade check for the next major
+ * version (or `targetVersion`). Before 18 there is no current AIO checklist (the settings either do
+ * not exist or mean something else there): the pre-upgrade check says what 18 will make of them.
+ * On 18+ a rule whose setting is missing from the rows is skipped.
  */
 export function auditSettings(input: AuditInput): AuditFinding[] {
-  const aio = input.versionNum >= AIO_VERSION_NUM ? AIO_RULES.flatMap((rule) => rule(input)) : [noAio(input)];
-  return [...aio, ...ALWAYS_RULES.flatMap((rule) => rule(input))];
+  const current = input.versionNum >= AIO_VERSION_NUM ? AIO_RULES.flatMap((rule) => rule(input)) : [];
+  const targetVersion = input.targetVersion ?? defaultUpgradeTarget(input.versionNum);
+  const upgrade =
+    targetVersion === null
+      ? []
+      : upgradeFindings({
+          versionNum: input.versionNum,
+          settings: input.settings,
+          tablespaces: input.tablespaces,
+          roleSettings: input.roleSettings ?? [],
+          targetVersion,
+        });
+  return [...current, ...upgrade];
 }

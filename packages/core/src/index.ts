@@ -9,6 +9,7 @@ export * from './targetDesc.ts';
 export * from './scans.ts';
 export * from './processes.ts';
 export * from './audit.ts';
+export * from './upgradeAudit.ts';
 export * from './saturation.ts';
 export * from './lab.ts';
 export * from './labVariants.ts';

@@ -122,6 +122,18 @@ export const AUDIT_SETTINGS_SQL = `${QUERY_TAG} SELECT name, setting, unit, sour
 /** Per-tablespace I/O overrides (effective_io_concurrency, maintenance_io_concurrency). */
 export const AUDIT_TABLESPACES_SQL = `${QUERY_TAG} SELECT spcname, spcoptions FROM pg_tablespace ORDER BY spcname`;
 
+/**
+ * ALTER DATABASE / ROLE … SET of the settings in $1 (pg_db_role_setting is readable by every
+ * role). Only those entries leave the server: a role's other settings are none of the audit's business.
+ */
+export const AUDIT_ROLE_SETTINGS_SQL = `${QUERY_TAG} SELECT d.datname AS database, r.rolname AS role,
+  array(SELECT c FROM unnest(s.setconfig) AS c WHERE split_part(c, '=', 1) = ANY($1::text[])) AS setconfig
+  FROM pg_db_role_setting s
+  LEFT JOIN pg_database d ON d.oid = s.setdatabase
+  LEFT JOIN pg_roles r ON r.oid = s.setrole
+  WHERE EXISTS (SELECT 1 FROM unnest(s.setconfig) AS c WHERE split_part(c, '=', 1) = ANY($1::text[]))
+  ORDER BY d.datname NULLS FIRST, r.rolname NULLS FIRST`;
+
 /** The build's configure line, to tell whether io_uring (liburing) is available. Superuser only. */
 export const AUDIT_PG_CONFIG_SQL = `${QUERY_TAG} SELECT setting FROM pg_config WHERE name = 'CONFIGURE'`;
 

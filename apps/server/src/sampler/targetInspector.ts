@@ -1,18 +1,12 @@
 import {
-  AUDIT_PG_CONFIG_SQL,
-  AUDIT_SERVER_SQL,
-  AUDIT_SETTINGS_SQL,
-  AUDIT_SETTING_NAMES,
-  AUDIT_TABLESPACES_SQL,
   BACKEND_IO_SQL,
   PROCESS_ACTIVITY_SQL,
-  auditSettings,
   isConnectionLevelError,
-  type AuditSettingRow,
-  type AuditTablespaceRow,
+  type UpgradeTargetVersion,
 } from '@aioscope/core';
 import type { AuditReport, ProcessDetail } from '@aioscope/spec';
 import type { TargetDefinition } from '../targets/target.ts';
+import { readAudit } from './auditRead.ts';
 import { MonitoringSession } from './monitoringSession.ts';
 import type { ServerInfoSource } from './serverInfoSource.ts';
 
@@ -78,32 +72,9 @@ export class TargetInspector {
     });
   }
 
-  /** Reads settings, tablespaces and (superuser only) the build's configure line, then applies the audit rules. */
-  audit(): Promise<AuditReport> {
-    return this.enqueue(async () => {
-      const client = await this.session.require();
-      const info = await client.query<{ t: number; version_num: number }>(AUDIT_SERVER_SQL);
-      const settings = await client.query<AuditSettingRow>(AUDIT_SETTINGS_SQL, [AUDIT_SETTING_NAMES]);
-      const tablespaces = await client.query<AuditTablespaceRow>(AUDIT_TABLESPACES_SQL);
-      let configure: string | null = null;
-      try {
-        configure = (await client.query<{ setting: string }>(AUDIT_PG_CONFIG_SQL)).rows[0]?.setting ?? null;
-      } catch (error) {
-        if (isConnectionLevelError(error)) throw error;
-        // pg_config is readable by superusers only: configure stays null and the rule says it could not check.
-      }
-      const row = info.rows[0];
-      return {
-        targetId: this.targetId,
-        checkedAt: Number(row?.t ?? Date.now()),
-        findings: auditSettings({
-          versionNum: Number(row?.version_num ?? 0),
-          settings: settings.rows,
-          tablespaces: tablespaces.rows,
-          configure,
-        }),
-      };
-    });
+  /** The settings audit and the pre-upgrade check for `targetVersion` (auditRead.ts). */
+  audit(targetVersion?: UpgradeTargetVersion): Promise<AuditReport> {
+    return this.enqueue(async () => readAudit(await this.session.require(), this.targetId, targetVersion));
   }
 
   /** Runs reads one after another; a broken connection is dropped so the next read reconnects. */

@@ -1,4 +1,4 @@
-import { appendBounded, nextStatus, trimBefore, type MonitorOutcome } from '@aioscope/core';
+import { appendBounded, nextStatus, trimBefore, type MonitorOutcome, type UpgradeTargetVersion } from '@aioscope/core';
 import type {
   IoStatDelta,
   LiveFrame,
@@ -160,8 +160,8 @@ export class TargetMonitor implements MonitorFeed {
     return this.inspector.processDetail(pid);
   }
 
-  audit(): Promise<AuditReport> {
-    return this.inspector.audit();
+  audit(targetVersion?: UpgradeTargetVersion): Promise<AuditReport> {
+    return this.inspector.audit(targetVersion);
   }
 
   private apply(outcome: MonitorOutcome): void {
