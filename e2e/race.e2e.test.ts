@@ -47,7 +47,7 @@ describe('read-combining race in Chromium', () => {
     await app?.exited;
   });
 
-  it('races on one click, replays, steps frames, and presents by keyboard', async () => {
+  it('races on one click, replays, steps frames, presents by keyboard, and is found again after a reload', async () => {
     const context = await chromium.browser.newContext({ viewport: { width: 1440, height: 1000 } });
     const consoleErrors = collectConsoleErrors(context);
     const lab = new LabPanelPage(await context.newPage());
@@ -61,16 +61,28 @@ describe('read-combining race in Chromium', () => {
       .getByRole('status')
       .filter({ hasText: /Racing: run/ })
       .waitFor({ timeout: 60_000 });
+    // The race is in the URL from its start: a reload or a link finds it again.
+    const raceId = /^Race ([a-z0-9]{12}):/.exec(await view.getByRole('heading', { level: 3 }).innerText())?.[1];
+    expect(raceId).toBeDefined();
+    expect(new URL(page.url()).hash).toBe(`#race-${raceId}`);
     const replay = page.getByTestId('race-replay');
     await replay.waitFor({ timeout: RACE_TIMEOUT_MS });
     expect(await page.getByTestId('race-lane').count()).toBe(2);
     expect(await replay.innerText()).toMatch(/16 blocks per read: one read where the other lane needs 16/);
     // The race completes on its own at 1×: the outcome names a winner and a margin.
-    await page
-      .getByTestId('race-outcome')
-      .filter({ hasText: /finished first, \d+ ms sooner/ })
-      .waitFor();
+    const outcome = page.getByTestId('race-outcome');
+    await outcome.filter({ hasText: /finished first, \d+ ms sooner/ }).waitFor();
     expect(await page.getByTestId('race-medians').innerText()).toMatch(/icl=1\s+[\d.]+ ms/);
+
+    // The margin is the lanes' own figures subtracted; EXPLAIN's figure for the same runs is named as such.
+    const number = (text: string): number => Number(text.replace(/[^\d.]/g, ''));
+    const elapsed = (await page.getByTestId('race-elapsed').allInnerTexts()).map(number);
+    const margin = number(/(\d[\d,]*) ms sooner/.exec(await outcome.innerText())?.[1] ?? '');
+    expect(margin).toBe(Math.max(...elapsed) - Math.min(...elapsed));
+    expect(await outcome.innerText()).toMatch(
+      /in elapsed time, as the lanes show it\. EXPLAIN's execution time of the same runs/,
+    );
+    expect(await page.locator('.race-lane-placing').allInnerTexts()).toContain(`+${margin} ms`);
 
     // Step frame by frame from the keyboard: ← goes back one frame, → forward again.
     const clock = page.getByTestId('race-clock');
@@ -103,12 +115,19 @@ describe('read-combining race in Chromium', () => {
     const otherTheme = (await toggle.innerText()).startsWith('light') ? 'light' : 'dark';
     await view.screenshot({ path: path.join(SHOTS, 'race.png') });
 
-    // Presentation mode by keyboard: f opens it on the race, ↑/↓ move stories, Escape leaves.
+    // Presentation mode by keyboard: f opens it on the race, waiting at its start for Space.
     await page.evaluate('document.activeElement?.blur()');
     await page.keyboard.press('f');
     const presentation = page.getByTestId('presentation');
     await presentation.waitFor();
-    expect(await presentation.getByRole('heading', { level: 2 }).innerText()).toBe('The race');
+    const heading = presentation.getByRole('heading', { level: 2 });
+    expect(await heading.innerText()).toBe('The race');
+    const presentedClock = presentation.getByTestId('race-clock');
+    const presentedAt = async (): Promise<number> =>
+      Number((await presentedClock.innerText()).split(' / ')[0]?.replace(/,/g, ''));
+    expect(await presentedAt()).toBe(0);
+    expect(await presentation.getByTestId('race-keys').innerText()).toMatch(/^Press Space to start\./);
+    expect(await presentation.getByRole('button', { name: 'play', exact: true }).count()).toBe(1);
     // Evaluated as text: the e2e project is typed for Node, without the DOM's types.
     const figureSize = Number.parseFloat(
       String(
@@ -118,18 +137,47 @@ describe('read-combining race in Chromium', () => {
       ),
     );
     expect(figureSize).toBeGreaterThanOrEqual(32);
-    await page.keyboard.press('ArrowRight');
-    await page.keyboard.press('ArrowRight');
     await page.screenshot({ path: path.join(SHOTS, 'presentation.png') });
-    await page.keyboard.press('ArrowUp');
-    expect(await presentation.getByRole('heading', { level: 2 }).innerText()).toBe('io workers busy');
+    // ← / → move between stories here too, as the buttons say; , and . step the race's frames.
+    await page.keyboard.press('ArrowLeft');
+    expect(await heading.innerText()).toBe('io workers busy');
     await page.screenshot({ path: path.join(SHOTS, 'presentation-story.png') });
+    await page.keyboard.press('ArrowRight');
+    expect(await heading.innerText()).toBe('The race');
+    expect(await presentedAt()).toBe(0);
+    await page.keyboard.press('.');
+    const stepped = await presentedAt();
+    expect(stepped).toBeGreaterThan(0);
+    await page.keyboard.press(',');
+    expect(await presentedAt()).toBeLessThan(stepped);
+    expect(await heading.innerText()).toBe('The race');
+    // Space starts it; it runs to its end and names the winner.
+    await page.keyboard.press(' ');
+    await presentation
+      .getByTestId('race-outcome')
+      .filter({ hasText: /finished first/ })
+      .waitFor();
     await page.keyboard.press('Escape');
     await presentation.waitFor({ state: 'detached' });
 
     await toggle.click();
     await view.screenshot({ path: path.join(SHOTS, `race-${otherTheme}.png`) });
+
+    // A reload finds the race again, from the URL.
+    await page.reload();
+    await page.getByTestId('race-replay').waitFor();
+    expect(await view.getByRole('heading', { level: 3 }).innerText()).toMatch(new RegExp(`^Race ${raceId}:`));
+    await outcome.filter({ hasText: /finished first, \d+ ms sooner/ }).waitFor();
     expect(consoleErrors).toEqual([]);
+
+    // A race this server does not have says so, rather than showing nothing or another race.
+    const stranger = await context.newPage();
+    await stranger.goto(`${url}#race-zzzzzzzzzzzz`);
+    await stranger
+      .getByTestId('race-view')
+      .getByRole('alert')
+      .filter({ hasText: /^No race zzzzzzzzzzzz on this server/ })
+      .waitFor();
     await context.close();
   });
 });

@@ -54,6 +54,7 @@ describe('race capture on a real embedded PostgreSQL 18', () => {
     expect(answer.statusCode).toBe(200);
     const race: Race = raceSchema.parse(answer.json());
     expect(race.experiment.status, race.experiment.error ?? '').toBe('done');
+    expect(race.captures).toBe('kept');
     expect(race.lanes.map((lane) => lane.variant)).toEqual(['icl=1', 'icl=16']);
     for (const lane of race.lanes) {
       expect(lane.captureError).toBeNull();

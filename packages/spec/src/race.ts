@@ -16,6 +16,8 @@ export const RACE_MAX_CAPTURE_MS = 120_000;
 export const RACE_MIN_FRAMES = 5;
 /** Races kept in memory (each holds its runs' frames); the oldest is forgotten first. */
 export const RACE_MAX_KEPT = 4;
+/** Ids of forgotten races remembered, so a link to one says "expired" rather than "never raced". */
+export const RACE_MAX_EXPIRED_IDS = 256;
 
 export const RACE_PRESETS = ['read-combining'] as const;
 export type RacePreset = (typeof RACE_PRESETS)[number];
@@ -79,6 +81,11 @@ export const raceSchema = z.object({
    * time is nearest its variant's median, so the race shows a typical run, not the luckiest.
    */
   lanes: z.array(raceLaneSchema),
+  /**
+   * Whether this server holds the race's captures: kept; expired (newer races replaced them, the
+   * newest RACE_MAX_KEPT are kept); none (never run as a race, or since aioscope restarted).
+   */
+  captures: z.enum(['kept', 'expired', 'none']),
 });
 export type Race = z.infer<typeof raceSchema>;
 

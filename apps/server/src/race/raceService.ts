@@ -1,4 +1,11 @@
-import { READ_COMBINING_RACE, RACE_CAPTURE_HZ, RACE_MAX_KEPT, raceStartSchema, type Race } from '@aioscope/spec';
+import {
+  READ_COMBINING_RACE,
+  RACE_CAPTURE_HZ,
+  RACE_MAX_EXPIRED_IDS,
+  RACE_MAX_KEPT,
+  raceStartSchema,
+  type Race,
+} from '@aioscope/spec';
 import type { ObservedScan, ScanObserver } from '../lab/labMeasurement.ts';
 import type { LabService, StartResult } from '../lab/labService.ts';
 import { captureKey, chooseLanes, type StoredCapture } from './raceLanes.ts';
@@ -16,9 +23,12 @@ interface RaceRecord {
  * joins the lab's figures with the captures. Who may run a race, and one at a time, are the lab's
  * rules: a race is refused exactly when the experiment would be. Captures live in memory (the
  * newest RACE_MAX_KEPT races): they are for watching now and exporting, the lab keeps the figures.
+ * The ids of forgotten races are remembered (bounded), so a race's link says it expired.
  */
 export class RaceService {
   private readonly races = new Map<string, RaceRecord>();
+  /** Forgotten races, oldest first (a Set iterates in insertion order). */
+  private readonly expired = new Set<string>();
 
   constructor(
     private readonly lab: LabService,
@@ -51,6 +61,7 @@ export class RaceService {
       captureHz: RACE_CAPTURE_HZ,
       experiment,
       lanes: record === undefined ? [] : chooseLanes(experiment, record.captures),
+      captures: record !== undefined ? 'kept' : this.expired.has(id) ? 'expired' : 'none',
     };
   }
 
@@ -64,11 +75,18 @@ export class RaceService {
     if (record === undefined) {
       record = { captures: new Map(), running: new Map() };
       this.races.set(id, record);
+      this.expired.delete(id);
       // Maps iterate in insertion order: the first key is the oldest race.
       while (this.races.size > RACE_MAX_KEPT) {
         const oldest = this.races.keys().next().value;
         if (oldest === undefined) break;
         this.races.delete(oldest);
+        this.expired.add(oldest);
+      }
+      while (this.expired.size > RACE_MAX_EXPIRED_IDS) {
+        const oldest = this.expired.values().next().value;
+        if (oldest === undefined) break;
+        this.expired.delete(oldest);
       }
     }
     return record;

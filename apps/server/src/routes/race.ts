@@ -33,7 +33,12 @@ export function registerRaceRoutes(
     const id = raceId(request.params);
     if (id === null) return reply.code(400).send({ error: BAD_ID });
     const race = await races.get(id);
-    return race ?? reply.code(404).send({ error: `no race or experiment ${id}` });
+    return (
+      race ??
+      reply.code(404).send({
+        error: `No race ${id} on this server: no experiment has this id (a link from another aioscope, or its result file was removed).`,
+      })
+    );
   });
 
   app.get('/api/race/:id/export', async (request, reply) => {

@@ -17,6 +17,7 @@ import {
 } from '../api/lab.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { useStartRace } from '../race/raceApi.ts';
+import { useRaceLocation } from '../race/raceLocation.ts';
 import { RaceView } from '../race/RaceView.tsx';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
 import './LabPanel.css';
@@ -249,8 +250,11 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
   const [confirm, setConfirm] = useState('');
   // From submit until the server names the new experiment, the previous one is not shown as if it were it.
   const [starting, setStarting] = useState(false);
-  // The race shown under the lab: started here ("Show read combining", "run as race") or picked.
-  const [raceId, setRaceId] = useState<string | null>(null);
+  // The race shown under the lab: started here ("Show read combining", "run as race") or picked;
+  // in the URL (#race-<id>), so a reload or a link shows it again.
+  const raceLocation = useRaceLocation();
+  const raceId = raceLocation.race;
+  const setRaceId = raceLocation.show;
   const startRace = useStartRace();
   const variantsHintId = useId();
   const directIoHintId = useId();
@@ -442,7 +446,9 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
           race view of {experiment.data.id}
         </button>
       ) : null}
-      {raceId !== null ? <RaceView raceId={raceId} /> : null}
+      {raceId !== null ? (
+        <RaceView raceId={raceId} onClose={() => setRaceId(null)} reveal={raceLocation.fromLoad} />
+      ) : null}
       {(list.data ?? []).length > 0 ? (
         <div className="lab-history">
           <h3>experiments</h3>

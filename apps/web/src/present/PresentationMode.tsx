@@ -6,8 +6,9 @@ import './present.css';
 /**
  * Presentation mode: one story per screen in large, high-contrast type, for the back of a room.
  * Full screen through the Fullscreen API when the browser allows it; otherwise (or when it is
- * refused) the same element is a fixed overlay over the page. ←/→ move between stories, Escape
- * leaves (the browser's own Escape leaves full screen, which closes the mode too).
+ * refused) the same element is a fixed overlay over the page. ←/→ (and ↑/↓, Page Up/Down) move
+ * between stories on every screen, as the buttons say; Escape leaves (the browser's own Escape
+ * leaves full screen, which closes the mode too).
  */
 export function PresentationMode({ inputs, onClose }: { inputs: StoryInputs; onClose: () => void }): ReactNode {
   const stories = useMemo(() => buildStories(inputs), [inputs]);
@@ -16,10 +17,11 @@ export function PresentationMode({ inputs, onClose }: { inputs: StoryInputs; onC
   const root = useRef<HTMLDivElement>(null);
   const story = stories[Math.min(index, stories.length - 1)];
 
-  // The race screen takes the keyboard (Space, ←/→); the other screens leave it on the mode itself.
+  // The race screen takes the keyboard (Space, , and .); the other screens leave it on the mode itself.
   useEffect(() => {
     const target = story?.id === 'race' ? root.current?.querySelector<HTMLElement>('.race-replay') : root.current;
-    target?.focus();
+    // Without scrolling: on a small screen focusing the race would scroll the story's title away.
+    target?.focus({ preventScroll: true });
   }, [story?.id]);
 
   useEffect(() => {
@@ -42,10 +44,9 @@ export function PresentationMode({ inputs, onClose }: { inputs: StoryInputs; onC
       onClose();
       return;
     }
-    // On the race screen ←/→ step frames (the race's own keys); ↑/↓ and Page Up/Down move stories everywhere.
-    const onRace = story?.id === 'race';
-    const next = ['ArrowDown', 'PageDown'].includes(event.key) || (!onRace && event.key === 'ArrowRight');
-    const previous = ['ArrowUp', 'PageUp'].includes(event.key) || (!onRace && event.key === 'ArrowLeft');
+    // The same keys on every screen, the race's too (it steps frames with , and . here).
+    const next = ['ArrowRight', 'ArrowDown', 'PageDown'].includes(event.key);
+    const previous = ['ArrowLeft', 'ArrowUp', 'PageUp'].includes(event.key);
     if (next || previous) {
       event.preventDefault();
       setIndex((at) => Math.max(0, Math.min(stories.length - 1, at + (next ? 1 : -1))));
@@ -75,7 +76,7 @@ export function PresentationMode({ inputs, onClose }: { inputs: StoryInputs; onC
           <p className="present-caption">Start the dashboard or run a race: presentation mode shows their figures.</p>
         ) : story.id === 'race' && inputs.race !== undefined ? (
           <div className="present-race">
-            <RaceReplay race={inputs.race} />
+            <RaceReplay race={inputs.race} presenting />
           </div>
         ) : (
           <>

@@ -2,7 +2,16 @@ import { useMemo, type KeyboardEvent, type ReactNode } from 'react';
 import type { Race } from '@aioscope/spec';
 import { formatNumber } from '../format.ts';
 import { RaceLaneView } from './RaceLane.tsx';
-import { laneAt, raceCaption, raceDurationMs, raceOutcome, stepTimes, tooShort } from './raceTimeline.ts';
+import {
+  laneAt,
+  lanePlacing,
+  outcomeSentences,
+  raceCaption,
+  raceDurationMs,
+  raceOutcome,
+  stepTimes,
+  tooShort,
+} from './raceTimeline.ts';
 import { REPLAY_SPEEDS, useReplay, type ReplaySpeed } from './useReplay.ts';
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 1: '1×', 0.25: '1/4×', 0.1: '1/10×' };
@@ -14,15 +23,42 @@ export function isTyping(target: EventTarget | null): boolean {
   );
 }
 
+/**
+ * The keys that step frames. On the page ← → (the race's own keys); in presentation mode ← → move
+ * between stories, as its buttons say, so frames step with , and . (as in video players).
+ */
+const FRAME_KEYS = {
+  page: { previous: 'ArrowLeft', next: 'ArrowRight' },
+  presenting: { previous: ',', next: '.' },
+} as const;
+
+export interface RaceReplayProps {
+  race: Race;
+  /**
+   * Presentation mode: the race waits at its start for Space (a 1× race is over in about a
+   * second, before a room has looked), and frames step with , and . instead of ← →.
+   */
+  presenting?: boolean;
+}
+
 /** A finished race replayed: lanes started together, controls, the caption and what the race can't say alone. */
-export function RaceReplay({ race, autoPlay = true }: { race: Race; autoPlay?: boolean }): ReactNode {
+export function RaceReplay({ race, presenting = false }: RaceReplayProps): ReactNode {
   const { lanes } = race;
   const duration = useMemo(() => raceDurationMs(lanes), [lanes]);
   const steps = useMemo(() => stepTimes(lanes), [lanes]);
   const short = tooShort(lanes);
-  const replay = useReplay(duration, steps, autoPlay && short === null);
+  const replay = useReplay(duration, steps, !presenting && short === null);
   const outcome = raceOutcome(lanes);
   const done = replay.atMs >= duration;
+  const keys = FRAME_KEYS[presenting ? 'presenting' : 'page'];
+  // What Space does now, said where the room looks: the race waits at its start until then.
+  const spacePrompt = replay.playing
+    ? 'Space pauses.'
+    : done
+      ? 'Space plays it again.'
+      : replay.atMs === 0
+        ? 'Press Space to start.'
+        : 'Paused: Space plays on.';
 
   const onKeyDown = (event: KeyboardEvent): void => {
     if (isTyping(event.target)) return;
@@ -30,23 +66,22 @@ export function RaceReplay({ race, autoPlay = true }: { race: Race; autoPlay?: b
     if (event.key === ' ' && !(event.target instanceof HTMLButtonElement)) {
       event.preventDefault();
       replay.toggle();
-    } else if (event.key === 'ArrowRight' || event.key === 'ArrowLeft') {
+    } else if (event.key === keys.next || event.key === keys.previous) {
       event.preventDefault();
-      replay.step(event.key === 'ArrowRight' ? 1 : -1);
+      replay.step(event.key === keys.next ? 1 : -1);
     }
   };
-
-  const placing = (variant: string): string | null => {
-    if (outcome === null) return null;
-    if (variant === outcome.winner) return 'finished first';
-    const run = lanes.find((lane) => lane.variant === variant)?.run;
-    const winner = lanes.find((lane) => lane.variant === outcome.winner)?.run;
-    return run && winner ? `+${formatNumber(run.executionMs - winner.executionMs, 0)} ms` : null;
-  };
+  // Presentation mode has no medians table under the race: the sentence does not point to one.
+  const sentences = done && outcome !== null ? outcomeSentences(outcome, !presenting) : null;
 
   return (
     <div className="race-replay" onKeyDown={onKeyDown} tabIndex={-1} data-testid="race-replay">
       <p className="race-caption">{raceCaption(race.experiment.definition.variants)}</p>
+      {presenting ? (
+        <p className="race-keys" data-testid="race-keys">
+          <strong className="race-press-start">{spacePrompt}</strong> Frame by frame: , and . · Change story: ← →
+        </p>
+      ) : null}
       {short === null ? null : (
         <p className="race-short" role="status">
           {short}
@@ -58,7 +93,7 @@ export function RaceReplay({ race, autoPlay = true }: { race: Race; autoPlay?: b
             key={lane.variant}
             lane={lane}
             moment={laneAt(lane, replay.atMs)}
-            placing={placing(lane.variant)}
+            placing={lanePlacing(lanes, lane.variant)}
           />
         ))}
       </div>
@@ -66,10 +101,15 @@ export function RaceReplay({ race, autoPlay = true }: { race: Race; autoPlay?: b
         <button type="button" onClick={replay.toggle} aria-keyshortcuts="Space">
           {replay.playing ? 'pause' : done ? 'play again' : 'play'}
         </button>
-        <button type="button" onClick={() => replay.step(-1)} aria-label="previous frame" aria-keyshortcuts="ArrowLeft">
+        <button
+          type="button"
+          onClick={() => replay.step(-1)}
+          aria-label="previous frame"
+          aria-keyshortcuts={keys.previous}
+        >
           ◀ frame
         </button>
-        <button type="button" onClick={() => replay.step(1)} aria-label="next frame" aria-keyshortcuts="ArrowRight">
+        <button type="button" onClick={() => replay.step(1)} aria-label="next frame" aria-keyshortcuts={keys.next}>
           frame ▶
         </button>
         <button type="button" onClick={replay.replay}>
@@ -92,9 +132,13 @@ export function RaceReplay({ race, autoPlay = true }: { race: Race; autoPlay?: b
         </span>
       </div>
       <p className="race-outcome" aria-live="polite" data-testid="race-outcome">
-        {done && outcome !== null
-          ? `${outcome.winner} finished first, ${formatNumber(outcome.byMs, 0)} ms sooner than ${outcome.loser} (${outcome.ratio.toFixed(2)}× faster) in this round.`
-          : ' '}
+        {sentences === null ? (
+          ' '
+        ) : (
+          <>
+            {sentences.result} <span className="race-outcome-explain">{sentences.explain}</span>
+          </>
+        )}
       </p>
     </div>
   );

@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { plural } from '@aioscope/core';
 import type { Race } from '@aioscope/spec';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
@@ -50,18 +50,49 @@ function RaceMedians({ race }: { race: Race }): ReactNode {
   );
 }
 
+export interface RaceViewProps {
+  raceId: string;
+  /** Closes the race view (and takes the race out of the URL). */
+  onClose: () => void;
+  /** Scroll the view into sight once it has drawn: the race came from the URL (a reload, a link). */
+  reveal?: boolean;
+}
+
 /** The race of one experiment: while it runs, how far it got; then the replay, or why there is none. */
-export function RaceView({ raceId }: { raceId: string }): ReactNode {
+export function RaceView({ raceId, onClose, reveal = false }: RaceViewProps): ReactNode {
   const race = useRace(raceId);
-  if (race.isError) return <div className="form-error">{race.error.message}</div>;
+  const root = useRef<HTMLDivElement>(null);
+  const revealed = useRef(false);
+  const loaded = race.data !== undefined || race.isError;
+  useEffect(() => {
+    if (!reveal || !loaded || revealed.current) return;
+    revealed.current = true;
+    root.current?.scrollIntoView({ block: 'start' });
+  }, [reveal, loaded]);
+  const close = (
+    <button type="button" className="link race-close" onClick={onClose}>
+      close the race
+    </button>
+  );
+  if (race.isError) {
+    return (
+      <div className="race-view" ref={root} id={`race-${raceId}`} data-testid="race-view">
+        <p className="form-error" role="alert">
+          {race.error.message}
+        </p>
+        {close}
+      </div>
+    );
+  }
   if (race.data === undefined) return <p className="race-status">loading the race …</p>;
   const { experiment } = race.data;
   const problem = raceProblem(race.data);
   return (
-    <div className="race-view" data-testid="race-view">
+    <div className="race-view" ref={root} id={`race-${raceId}`} data-testid="race-view">
       <h3 className="race-title">
         Race {experiment.id}: {experiment.definition.variants.map((variant) => variant.name).join(' vs ')}
         {experiment.status === 'done' ? <PresentButton race={race.data} /> : null}
+        {close}
       </h3>
       {experiment.status === 'running' ? (
         <p className="race-status" role="status">

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { LabRun, LiveFrame, Race, RaceLane } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { formatNumber } from '../format.ts';
 import { buildStories } from '../present/stories.ts';
 import {
   frameIndexAt,
   laneAt,
+  laneDurationMs,
+  lanePlacing,
+  outcomeSentences,
   raceCaption,
   raceDurationMs,
   raceOutcome,
@@ -64,6 +68,7 @@ function race(lanes: RaceLane[], status: Race['experiment']['status'] = 'done'):
     id: 'abcdefabcdef',
     captureHz: 100,
     lanes,
+    captures: lanes.length > 0 ? 'kept' : 'none',
     experiment: {
       id: 'abcdefabcdef',
       targetId: 't',
@@ -118,9 +123,27 @@ describe('race timeline', () => {
     expect(nextStep(steps, 0, -1)).toBe(0);
   });
 
-  it('names the winner and by how much, only when every lane finished', () => {
-    expect(raceOutcome([a, b])).toEqual({ winner: 'icl=16', loser: 'icl=1', byMs: 120, ratio: 1.4 });
+  it('names the winner and by how much in the lanes’ own elapsed figures, only when every lane finished', () => {
+    // Lanes of different rounds, as the race replays them: EXPLAIN's times differ by another amount.
+    const fast = { ...lane('icl=16', later, run('icl=16', 150.4)), round: 3 };
+    const slow = { ...lane('icl=1', frames, run('icl=1', 420.2, 8192)), round: 2 };
+    const shown = (which: RaceLane): number => Number(formatNumber(laneAt(which, 1e9).elapsedMs, 0));
+    const outcome = raceOutcome([slow, fast]);
+    expect(outcome).toMatchObject({ winner: 'icl=16', loser: 'icl=1', byMs: shown(slow) - shown(fast) });
+    expect(outcome?.ratio).toBeCloseTo(laneDurationMs(slow) / laneDurationMs(fast), 6);
+    expect(lanePlacing([slow, fast], 'icl=1')).toBe(`+${shown(slow) - shown(fast)} ms`);
+    expect(lanePlacing([slow, fast], 'icl=16')).toBe('finished first');
+    if (outcome === null) throw new Error('no outcome');
+    const { result, explain } = outcomeSentences(outcome);
+    expect(result).toContain(`${shown(slow) - shown(fast)} ms sooner than icl=1`);
+    expect(result).toMatch(/elapsed time, as the lanes show it/);
+    expect(explain).toBe(
+      "EXPLAIN's execution time of the same runs (icl=16 round 3, icl=1 round 2): 150 vs 420 ms, 270 ms apart; " +
+        'it leaves out sending and planning the scan. The medians of every round are below.',
+    );
+    expect(outcomeSentences(outcome, false).explain).not.toMatch(/medians/);
     expect(raceOutcome([a, lane('icl=1', later, null)])).toBeNull();
+    expect(lanePlacing([a, lane('icl=1', later, null)], 'icl=16')).toBeNull();
   });
 
   it('says what the eye should catch, from the setting the lanes differ in', () => {
@@ -141,7 +164,12 @@ describe('race timeline', () => {
       'The race was cancelled (cancelled on request); icl=1 did not finish.',
     );
     expect(raceProblem(race([a, b]))).toBeNull();
-    expect(raceProblem(race([]))).toMatch(/not captured as a race/);
+    expect(raceProblem(race([]))).toMatch(
+      /^No frames of abcdefabcdef on this server: it ran as an experiment, not a race/,
+    );
+    expect(raceProblem({ ...race([]), captures: 'expired' })).toMatch(
+      /^The frames of race abcdefabcdef are no longer kept: newer races replaced them \(this server keeps the frames of its newest 4 races/,
+    );
   });
 
   it('finds a capture too short to replay and suggests slow motion or a larger table', () => {

@@ -1,4 +1,5 @@
-import { RACE_MIN_FRAMES, type LabVariant, type Race, type RaceLane } from '@aioscope/spec';
+import { RACE_MAX_KEPT, RACE_MIN_FRAMES, type LabVariant, type Race, type RaceLane } from '@aioscope/spec';
+import { formatNumber } from '../format.ts';
 
 /**
  * A race as the view replays it: lanes started together (each lane's time zero is its own first
@@ -82,21 +83,64 @@ export function stepTimes(lanes: readonly RaceLane[]): number[] {
 export interface RaceOutcome {
   winner: string;
   loser: string;
-  /** How much sooner the winner's scan finished (EXPLAIN execution time), ms. */
+  /**
+   * How much sooner the winner's lane ended, ms of the lanes' own "elapsed" (server clock, the
+   * sample before the scan was sent to the one after it returned): the figure the lanes show, so
+   * the sentence and the lanes add up.
+   */
   byMs: number;
-  /** Loser's time / winner's time. */
+  /** Loser's elapsed / winner's elapsed. */
   ratio: number;
+  /** The same two runs as EXPLAIN ANALYZE timed them (execution only: no sending, no planning), ms. */
+  explainMs: { winner: number; loser: number };
+  /** The round each lane replays: the run nearest its variant's median, so often not the same round. */
+  rounds: { winner: number; loser: number };
 }
 
-/** Who finished first, by the lab's own figure (EXPLAIN ANALYZE execution time); null unless every lane finished. */
+/**
+ * Who finished first and by how much, on the lanes' clock (what the replay shows); null unless
+ * every lane finished. EXPLAIN's execution time of the same runs comes with it, so the view can
+ * say both figures and which is which: the elapsed time also counts sending and planning the scan.
+ */
 export function raceOutcome(lanes: readonly RaceLane[]): RaceOutcome | null {
-  const timed = lanes.flatMap((lane) => (lane.run === null ? [] : [{ name: lane.variant, ms: lane.run.executionMs }]));
+  const timed = lanes.flatMap((lane) => (lane.run === null ? [] : [{ lane, run: lane.run, ms: laneDurationMs(lane) }]));
   if (timed.length < 2 || timed.length !== lanes.length) return null;
   const sorted = [...timed].sort((a, b) => a.ms - b.ms);
   const first = sorted[0];
   const last = sorted[sorted.length - 1];
   if (first === undefined || last === undefined || first.ms <= 0) return null;
-  return { winner: first.name, loser: last.name, byMs: last.ms - first.ms, ratio: last.ms / first.ms };
+  return {
+    winner: first.lane.variant,
+    loser: last.lane.variant,
+    // From the whole milliseconds the lanes print, so the difference is the one a reader computes.
+    byMs: Math.round(last.ms) - Math.round(first.ms),
+    ratio: last.ms / first.ms,
+    explainMs: { winner: first.run.executionMs, loser: last.run.executionMs },
+    rounds: { winner: first.lane.round, loser: last.lane.round },
+  };
+}
+
+/**
+ * The outcome in words: first the lanes' own figure (elapsed, what the replay showed), then
+ * EXPLAIN's for the same runs, named as such, so two different numbers never read as one.
+ */
+export function outcomeSentences(outcome: RaceOutcome, mediansBelow = true): { result: string; explain: string } {
+  const { winner, loser, explainMs, rounds } = outcome;
+  return {
+    result: `${winner} finished first, ${formatNumber(outcome.byMs, 0)} ms sooner than ${loser} (${outcome.ratio.toFixed(2)}× faster) in elapsed time, as the lanes show it.`,
+    explain: `EXPLAIN's execution time of the same runs (${winner} round ${rounds.winner}, ${loser} round ${rounds.loser}): ${formatNumber(Math.round(explainMs.winner), 0)} vs ${formatNumber(Math.round(explainMs.loser), 0)} ms, ${formatNumber(Math.round(explainMs.loser) - Math.round(explainMs.winner), 0)} ms apart; it leaves out sending and planning the scan.${mediansBelow ? ' The medians of every round are below.' : ''}`,
+  };
+}
+
+/** Where a finished lane placed, in the lanes' own elapsed ms: "finished first", "+553 ms". */
+export function lanePlacing(lanes: readonly RaceLane[], variant: string): string | null {
+  const outcome = raceOutcome(lanes);
+  if (outcome === null) return null;
+  if (variant === outcome.winner) return 'finished first';
+  const lane = lanes.find((candidate) => candidate.variant === variant);
+  const winner = lanes.find((candidate) => candidate.variant === outcome.winner);
+  if (lane === undefined || winner === undefined) return null;
+  return `+${formatNumber(Math.round(laneDurationMs(lane)) - Math.round(laneDurationMs(winner)), 0)} ms`;
 }
 
 /** Why the race cannot be shown as a result, in words; null when it can. */
@@ -112,8 +156,12 @@ export function raceProblem(race: Race): string | null {
   if (experiment.status === 'running') return null;
   const names = experiment.definition.variants.map((variant) => variant.name);
   const missing = names.filter((name) => !lanes.some((lane) => lane.variant === name));
-  if (missing.length === names.length)
-    return 'This experiment was not captured as a race (captures are kept in memory for the newest races): run it as a race to replay it.';
+  if (missing.length === names.length) {
+    const kept = `this server keeps the frames of its newest ${RACE_MAX_KEPT} races, in memory`;
+    return race.captures === 'expired'
+      ? `The frames of race ${experiment.id} are no longer kept: newer races replaced them (${kept}). Its figures are below; run it as a race again to replay it.`
+      : `No frames of ${experiment.id} on this server: it ran as an experiment, not a race, or aioscope restarted since (${kept}). Its figures are below; run it as a race to replay it.`;
+  }
   if (missing.length > 0) return `No capture of ${missing.join(', ')}: the race cannot be shown.`;
   const failed = lanes.find((lane) => lane.frames.length === 0 || lane.captureError !== null);
   if (failed !== undefined)
