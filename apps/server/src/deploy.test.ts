@@ -75,7 +75,8 @@ function megabytes(value: string | undefined): number {
   return match === null ? Number.NaN : Number(match[1]);
 }
 
-describe('docker-compose.yml', () => {
+// docker-compose is Python: each `config` takes seconds on a busy two-core machine.
+describe('docker-compose.yml', { timeout: 60_000 }, () => {
   const compose = parse(readFileSync(COMPOSE_FILE, 'utf8')) as ComposeFile;
 
   it('is a Compose file that docker-compose accepts, with and without the io_uring profile', () => {
@@ -208,7 +209,7 @@ function execForm(instruction: Instruction | undefined): string[] {
   return JSON.parse(json) as string[];
 }
 
-describe('Dockerfile', () => {
+describe('Dockerfile', { timeout: 60_000 }, () => {
   const text = readFileSync(path.join(REPO_ROOT, 'Dockerfile'), 'utf8');
   const [pack = [], final = [], ...more] = stages(text);
 

@@ -198,11 +198,17 @@ describe('scan lab on a real embedded PostgreSQL 18', () => {
         embedded: false,
         unavailable: expect.stringMatching(/off for app@db1:5432\/prod.*Start aioscope with --allow-lab/),
         active: null,
+        // Which server the lab is about: other servers' dashboards name it.
+        target: { id: 'server', name: 'app@db1:5432/prod' },
       });
     } finally {
       await app.close();
     }
-    expect(labInfoSchema.parse(lab.info())).toEqual({ embedded: true, active: null });
+    expect(labInfoSchema.parse(lab.info())).toEqual({
+      embedded: true,
+      active: null,
+      target: { id: target.id, name: target.name },
+    });
   });
 
   it('answers cancel and bad input with clear JSON errors, and skips a corrupt file in the list', async () => {

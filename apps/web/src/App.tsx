@@ -3,6 +3,8 @@ import type { LiveFrame } from '@aioscope/spec';
 import { useHistoryExtent } from './api/history.ts';
 import { OverviewPage } from './fleet/OverviewPage.tsx';
 import { TargetSwitcher } from './fleet/TargetSwitcher.tsx';
+import { UnknownTarget } from './fleet/UnknownTarget.tsx';
+import { useTargetLookup } from './fleet/useTargetLookup.ts';
 import { PresentButton } from './present/PresentButton.tsx';
 import { SelectRangeContext, TimeAxisContext } from './charts/TimeSeriesChart.tsx';
 import { HistoryOverview } from './history/HistoryOverview.tsx';
@@ -53,14 +55,20 @@ export function App(): ReactNode {
   const targets = useTargets();
   const [location, setLocation] = useViewLocation();
   // Several servers: the overview is the landing page, each server has its own page (/t/:id).
-  const servers = (targets.data ?? []).filter((candidate) => candidate.kind !== 'recording');
+  // One removed from the targets file is still listed (its past stays readable) but not watched.
+  const servers = (targets.data ?? []).filter(
+    (candidate) => candidate.kind !== 'recording' && candidate.unwatchedSince === undefined,
+  );
   const showOverview = servers.length > 1 && location.targetId === null;
+  // An id it does not know is said to be unknown, never shown as another server.
+  const lookup = useTargetLookup(targets, location.targetId);
+  const unknownTarget = location.targetId !== null && lookup.unknown;
   const target = showOverview
     ? undefined
-    : (targets.data?.find((candidate) => candidate.id === location.targetId) ?? targets.data?.[0]);
+    : (lookup.target ?? (location.targetId === null ? targets.data?.[0] : undefined));
   const targetId = target?.id ?? null;
-  // A recording file has no live edge: its page opens on the recorded range.
-  const hasLive = target !== undefined && target.kind !== 'recording';
+  // A recording file, or a target no longer watched, has no live edge: its page opens on the recorded range.
+  const hasLive = target !== undefined && target.kind !== 'recording' && target.unwatchedSince === undefined;
   const liveStore = useLiveTarget(hasLive ? targetId : null);
   const sampleRateHz = target?.sampleRateHz ?? 20;
   const bucketMs = bucketMsFor(sampleRateHz);
@@ -126,12 +134,12 @@ export function App(): ReactNode {
   );
 
   const openTarget = (id: string | null): void => setLocation({ targetId: id, view: { mode: 'live' }, pid: null });
-  if (showOverview) {
+  if (showOverview || unknownTarget) {
     return (
       <ThemeContext.Provider value={theme}>
         <div className="app">
           <a className="skip-link" href="#live">
-            Skip to the servers
+            {unknownTarget ? 'Skip to the list of servers' : 'Skip to the servers'}
           </a>
           <header className="app-header">
             <div className="title-row">
@@ -143,7 +151,11 @@ export function App(): ReactNode {
               </button>
             </div>
           </header>
-          <OverviewPage onOpen={openTarget} />
+          {unknownTarget && location.targetId !== null ? (
+            <UnknownTarget id={location.targetId} targets={targets.data ?? []} onOpen={openTarget} />
+          ) : (
+            <OverviewPage onOpen={openTarget} />
+          )}
         </div>
       </ThemeContext.Provider>
     );

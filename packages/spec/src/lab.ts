@@ -176,6 +176,11 @@ export const labInfoSchema = z.object({
   /** Why the lab is off here, with how to turn it on; absent when it is on. */
   unavailable: z.string().optional(),
   active: labActivitySchema.nullable().default(null),
+  /**
+   * The one server the lab works on (the first one); absent when this process offers no lab.
+   * Another server's dashboard names it rather than offering a lab that would run elsewhere.
+   */
+  target: z.object({ id: z.string(), name: z.string() }).optional(),
 });
 export type LabInfo = z.infer<typeof labInfoSchema>;
 

@@ -74,6 +74,7 @@ export class LabService {
     const runner = this.runner;
     return {
       embedded: this.isEmbedded,
+      target: { id: this.options.target.id, name: this.options.target.name },
       ...(unavailable === null ? {} : { unavailable }),
       active:
         runner === null

@@ -1,14 +1,17 @@
 import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/spec';
 import { useOverview } from '../api/overview.ts';
-import { formatBytes, formatNumber, formatPercent } from '../format.ts';
+import { formatBytes, formatClockTime, formatNumber, formatPercent } from '../format.ts';
 import { busyShareOf, bytesPerRead } from '../history/rollupRows.ts';
 import { describeDuration } from '../history/timeView.ts';
 import { Explain } from '../panels/Panel.tsx';
-import { matchesLabelFilter, newestValue, sparklinePath } from './sparkline.ts';
+import { matchesLabelFilter, newestValue, sparklinePath, type SparkReduce } from './sparkline.ts';
+import { targetState } from './targetState.ts';
 
 const SPARK_WIDTH = 120;
 const SPARK_HEIGHT = 28;
+/** 10 s columns over the 10 minutes: two pixels each, so a busy server draws a line, not a block. */
+const SPARK_COLUMNS = 60;
 
 const readsMax = (point: RollupPoint): number | null => (point.inflightKnown ? point.readsInFlight.max : null);
 const liveBytesPerRead = (point: RollupPoint): number | null => bytesPerRead(point.newReadBytes, point.newReads);
@@ -20,6 +23,7 @@ function Sparkline({
   reference,
   label,
   format,
+  reduce,
 }: {
   row: OverviewRow;
   value: (point: RollupPoint) => number | null;
@@ -27,13 +31,25 @@ function Sparkline({
   reference?: number | null;
   label: string;
   format: (value: number | null) => string;
+  /** How the 1 s steps of a 10 s column become one value: peaks keep their max. */
+  reduce: SparkReduce;
 }): ReactNode {
   const { points, stepMs } = row.sparkline;
   const to = (points.at(-1)?.t ?? Date.now()) + stepMs;
   // The last minutes kept, up to OVERVIEW_MINUTES: a server watched for one minute fills the width.
   const from = Math.max(to - OVERVIEW_MINUTES * 60_000, points[0]?.t ?? to - stepMs);
   const newest = newestValue(points, value);
-  const path = sparklinePath(points, value, { from, to, stepMs, top, width: SPARK_WIDTH, height: SPARK_HEIGHT });
+  const path = sparklinePath(points, value, {
+    from,
+    to,
+    stepMs,
+    top,
+    width: SPARK_WIDTH,
+    height: SPARK_HEIGHT,
+    columns: SPARK_COLUMNS,
+    reduce,
+  });
+  const scale = `0–${format(top)}`;
   const refY = reference ? SPARK_HEIGHT - (Math.min(reference, top) / top) * (SPARK_HEIGHT - 2) - 1 : null;
   return (
     <div className="spark">
@@ -42,34 +58,25 @@ function Sparkline({
         height={SPARK_HEIGHT}
         viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
         role="img"
-        aria-label={`${label} over the last ${describeDuration(to - from)}; newest ${format(newest)}`}
+        aria-label={`${label} over the last ${describeDuration(to - from)}, scale ${scale}; newest ${format(newest)}`}
       >
         {refY !== null ? <line className="spark-reference" x1={0} x2={SPARK_WIDTH} y1={refY} y2={refY} /> : null}
         <path className="spark-line" d={path} />
       </svg>
-      <span className="spark-value">{format(newest)}</span>
+      <span className="spark-figures">
+        <span className="spark-value">{format(newest)}</span>
+        {/* The scale: without it a line at the top means 4 reads on one server and 400 on another. */}
+        <span className="spark-scale" aria-hidden="true">
+          {scale}
+        </span>
+      </span>
     </div>
   );
 }
 
-function statusText(row: OverviewRow): { label: string; tone: string } {
-  const { target } = row;
-  if (target.kind === 'recording') return { label: 'recording file', tone: 'muted' };
-  switch (target.status.state) {
-    case 'live':
-      return { label: 'live', tone: 'good' };
-    case 'connecting':
-      return { label: 'connecting', tone: 'warn' };
-    case 'reconnecting':
-      return { label: 'reconnecting', tone: 'warn' };
-    default:
-      return { label: 'refused', tone: 'bad' };
-  }
-}
-
 function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: string) => void }): ReactNode {
   const { target } = row;
-  const status = statusText(row);
+  const status = targetState(target);
   const combineLimit = target.server?.ioCombineLimitBytes ?? 131_072;
   const open = (event: MouseEvent): void => {
     if (event.metaKey || event.ctrlKey || event.shiftKey || event.button !== 0) return;
@@ -108,6 +115,7 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
           top={Math.max(4, ...row.sparkline.points.map((p) => p.readsInFlight.max))}
           label="peak reads in flight per second"
           format={(v) => formatNumber(v, 0)}
+          reduce="max"
         />
       </td>
       <td>
@@ -118,6 +126,7 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
           reference={combineLimit}
           label={`bytes per read against io_combine_limit ${formatBytes(combineLimit)}`}
           format={(v) => formatBytes(v, 0)}
+          reduce="mean"
         />
       </td>
       <td>
@@ -127,6 +136,7 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
           top={1}
           label="io worker busy share"
           format={(v) => formatPercent(v)}
+          reduce="mean"
         />
       </td>
       <td data-testid="overview-attention">
@@ -139,17 +149,13 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
             ))}
           </ul>
         )}
-        {row.auditWarnings !== null && row.auditWarnings > 0 ? (
-          <div className="status-warn">{row.auditWarnings} audit warnings</div>
-        ) : null}
       </td>
       <td className="numeric">
         {formatNumber(row.sampling.achievedHz, 0)} Hz
         <div className="muted">
           {row.sampling.requested === 'auto' ? 'auto' : `asked ${row.sampling.requested} Hz`}
-          {row.sampling.dbCostShare !== null
-            ? ` · round trips ${formatPercent(row.sampling.dbCostShare)} of the time`
-            : ''}
+          {/* Round-trip time over wall time: an upper bound of the server's share of one core. */}
+          {row.sampling.dbCostShare !== null ? ` · cost ≤ ${formatPercent(row.sampling.dbCostShare)} of a core` : ''}
         </div>
       </td>
     </tr>
@@ -196,7 +202,7 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
         </label>
         {file !== null ? (
           <span className="muted">
-            targets file {file.path}, read {new Date(file.loadedAt).toLocaleTimeString()}
+            targets file {file.path}, read {formatClockTime(file.loadedAt)}
           </span>
         ) : null}
       </div>
@@ -223,8 +229,9 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
                 sampling{' '}
                 <Explain label="sampling rate and cost">
                   The fast tick&apos;s achieved rate over the last 10 s, the rate asked for (a number, or auto: the cost
-                  budget picks it), and the share of wall time its round trips took: an upper bound of the database-side
-                  cost of watching the server (it includes the network and aioscope&apos;s own event loop).
+                  budget picks it), and its cost: the share of wall time its round trips took, an upper bound of the
+                  database-side cost of watching the server as a share of one core (it includes the network and
+                  aioscope&apos;s own event loop).
                 </Explain>
               </th>
             </tr>

@@ -28,6 +28,28 @@ describe('overview sparklines', () => {
     expect(d.startsWith('M12.5,')).toBe(true);
   });
 
+  it("draws a busy server's ten minutes as one value per column, not a solid block", () => {
+    // 600 one-second steps whose peak swings 2 ↔ 40 reads in flight: the recorded second's shape,
+    // its peak changed, laid end to end.
+    const template = points[0] as (typeof points)[number];
+    const busy = Array.from({ length: 600 }, (_, i) => ({
+      ...template,
+      t: base + i * 1_000,
+      readsInFlight: { ...template.readsInFlight, max: i % 2 === 0 ? 40 : 2 },
+    }));
+    const options = { from: base, to: base + 600_000, stepMs: 1_000, top: 40, width: 120, height: 28 };
+    const everyStep = sparklinePath(busy, reads, options);
+    expect(everyStep.match(/[ML]/g)).toHaveLength(600);
+    const columns = sparklinePath(busy, reads, { ...options, columns: 60, reduce: 'max' });
+    const ys = [...columns.matchAll(/[ML][\d.]+,([\d.]+)/g)].map((m) => m[1]);
+    expect(ys).toHaveLength(60);
+    // Every 10 s column peaks at 40: the top of the scale, one flat line.
+    expect(new Set(ys)).toEqual(new Set(['1.0']));
+    // The mean of 40 and 2 is 21: 28 − 21 / 40 × 26 − 1 = 13.35 px from the top.
+    const mean = sparklinePath(busy, reads, { ...options, columns: 60, reduce: 'mean' });
+    expect(new Set([...mean.matchAll(/[ML][\d.]+,([\d.]+)/g)].map((m) => m[1]))).toEqual(new Set(['13.3']));
+  });
+
   it('shows the newest step with a value', () => {
     expect(newestValue(points, reads)).toBe(points.at(-1)?.readsInFlight.max);
     expect(newestValue(points, () => null)).toBeNull();

@@ -1,7 +1,9 @@
 import { memo, type ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { useAudit } from '../api/targetDetails.ts';
+import { formatClockTime } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
+import { refusedReason } from './reasons.ts';
 
 const LEVEL_LABEL = { pass: 'pass', warn: 'warn', info: 'info' } as const;
 
@@ -19,12 +21,16 @@ export const AuditPanel = memo(function AuditPanel({
     <Panel
       title="Settings audit"
       testId="panel-audit"
-      source={`pg_settings (source, sourcefile), pg_tablespace, pg_config · re-read every 30 s${audit.data ? ` · checked ${new Date(audit.data.checkedAt).toLocaleTimeString()}` : ''}`}
+      source={`pg_settings (source, sourcefile), pg_tablespace, pg_config · re-read every 30 s${audit.data ? ` · checked ${formatClockTime(audit.data.checkedAt)}` : ''}`}
     >
       {audit.isError ? (
         <EmptyState>{audit.error.message}</EmptyState>
       ) : audit.data === undefined ? (
-        <EmptyState>{connected ? 'Loading …' : 'Waiting for the connection to the server …'}</EmptyState>
+        <EmptyState>
+          {connected
+            ? 'Loading …'
+            : (refusedReason(target, 'Not audited') ?? 'Waiting for the connection to the server …')}
+        </EmptyState>
       ) : (
         // On a narrow screen each finding becomes a stacked card (styles.css), not five squeezed columns.
         <table className="audit">

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
-import { formatAge } from '../format.ts';
+import { formatAge, formatClockTime } from '../format.ts';
 import { describeDuration, describeRange } from '../history/timeView.ts';
 import { STALE_AFTER_MS, type LiveStore } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
@@ -44,6 +44,14 @@ function connectionBadge(
       detail: `${file.fileName}: ${describeRange(file.from, file.to)} (${describeDuration(file.to - file.from)}), recorded earlier; no live stream.`,
     };
   }
+  // Removed from the targets file: nothing is sampled any more, its recorded past is shown.
+  if (target?.unwatchedSince !== undefined) {
+    return {
+      label: 'no longer watched',
+      tone: 'muted',
+      detail: `Removed from the targets file at ${formatClockTime(target.unwatchedSince)}: what was recorded stays readable; nothing new is sampled.`,
+    };
+  }
   if (store.socketState !== 'connected') {
     return {
       label: store.socketState === 'connecting' ? 'connecting to aioscope' : 'aioscope unreachable',
@@ -65,7 +73,8 @@ function connectionBadge(
     case 'reconnecting':
       return { label: 'reconnecting', tone: 'bad', detail: status.message ?? '' };
     case 'error':
-      return { label: 'error', tone: 'bad', detail: status.message ?? '' };
+      // The server answered and cannot be watched (older than 16, …): the overview's word for it.
+      return { label: 'refused', tone: 'bad', detail: status.message ?? '' };
   }
 }
 

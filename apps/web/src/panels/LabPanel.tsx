@@ -298,6 +298,19 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
     });
   };
 
+  // The lab works on the first server only: another server's dashboard names it, and offers nothing
+  // that would run elsewhere than the page suggests.
+  const labTarget = info.data?.target;
+  if (labTarget !== undefined && target !== undefined && labTarget.id !== target.id) {
+    return (
+      <Panel title="Scan lab: the cold-scan drill" testId="panel-lab" source={`runs on ${labTarget.name} only`}>
+        <EmptyState>
+          The scan lab works on one server of this aioscope, the first one:{' '}
+          <a href={`/t/${labTarget.id}`}>{labTarget.name}</a>. Its experiments run there, not on {target.name}.
+        </EmptyState>
+      </Panel>
+    );
+  }
   return (
     <Panel
       title="Scan lab: the cold-scan drill"

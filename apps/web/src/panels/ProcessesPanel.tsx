@@ -3,6 +3,17 @@ import type { ProcessView, TargetSummary } from '@aioscope/spec';
 import type { ProcessRow } from '../live/stableProcesses.ts';
 import { formatAge, formatBytes } from '../format.ts';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
+import { refusedReason } from './reasons.ts';
+
+/** The server's I/O concurrency settings as the caveat names them; unread settings are not shown as "?". */
+function concurrencyLimits(target: TargetSummary | undefined): string {
+  const setting = (name: string): string | undefined => target?.server?.settings.find((s) => s.name === name)?.display;
+  const effective = setting('effective_io_concurrency');
+  const maintenance = setting('maintenance_io_concurrency');
+  if (effective === undefined || maintenance === undefined)
+    return 'Limits are the server\u2019s I/O concurrency settings (not read from this server yet);';
+  return `Limits are the server\u2019s settings (${effective} effective / ${maintenance} maintenance I/O concurrency);`;
+}
 
 export interface ProcessesPanelProps {
   /** In a stable order, with processes that just left kept (dimmed) for a few seconds. */
@@ -33,7 +44,9 @@ export const ProcessesPanel = memo(function ProcessesPanel({
       source="pg_stat_activity joined with pg_aios by pid, refreshed twice a second · io workers and background processes included"
     >
       {rows.length === 0 ? (
-        <EmptyState>No process has reads in flight or waits on I/O right now.</EmptyState>
+        <EmptyState>
+          {refusedReason(target, 'Not sampled') ?? 'No process has reads in flight or waits on I/O right now.'}
+        </EmptyState>
       ) : (
         <div className="table-wrap">
           <table className="processes">
@@ -112,11 +125,8 @@ export const ProcessesPanel = memo(function ProcessesPanel({
         </div>
       )}
       <p className="caveat">
-        Limits are the server&apos;s settings (
-        {target?.server?.settings.find((s) => s.name === 'effective_io_concurrency')?.display ?? '?'} effective /{' '}
-        {target?.server?.settings.find((s) => s.name === 'maintenance_io_concurrency')?.display ?? '?'} maintenance I/O
-        concurrency); a session that SET its own is not visible to SQL. A dimmed row has had no I/O for a moment and
-        leaves after 5 s. Select a row for its timeline and counters.
+        {concurrencyLimits(target)} a session that SET its own is not visible to SQL. A dimmed row has had no I/O for a
+        moment and leaves after 5 s. Select a row for its timeline and counters.
       </p>
     </Panel>
   );

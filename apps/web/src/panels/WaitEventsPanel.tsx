@@ -6,6 +6,7 @@ import { SeriesColors } from '../charts/seriesColors.ts';
 import { formatNumber } from '../format.ts';
 import { ioMethodOfTarget, waitEventsCaption } from './ioMethodView.ts';
 import { EmptyState, Panel } from './Panel.tsx';
+import { refusedReason } from './reasons.ts';
 import { useWindowText } from '../history/windowText.ts';
 
 /** Idle io workers wait in IoWorkerMain: shown only on request, they would drown the rest. */
@@ -51,7 +52,10 @@ export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEvents
       source={`pg_stat_activity wait_event of io workers, processes with reads in flight and AIO waits, by backend type, sampled at ${target?.sampleRateHz ?? 0} Hz · chart: mean processes waiting per ${bucketMs} ms`}
     >
       {keys.length === 0 ? (
-        <EmptyState>No process waited on I/O in the window (idle io workers in IoWorkerMain are not drawn).</EmptyState>
+        <EmptyState>
+          {refusedReason(target, 'Not sampled') ??
+            'No process waited on I/O in the window (idle io workers in IoWorkerMain are not drawn).'}
+        </EmptyState>
       ) : (
         <TimeSeriesChart
           ariaLabel={`AIO-related wait events over ${windowText.spoken}`}

@@ -5,6 +5,7 @@ import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/Time
 import { formatClockTime, formatNumber, formatPercent } from '../format.ts';
 import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
+import { refusedReason } from './reasons.ts';
 import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
 import { LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
 
@@ -62,7 +63,8 @@ function workerStrips(frames: readonly LiveFrame[], domain: [number, number]): M
 }
 
 function noWorkersReason(target: TargetSummary | undefined): string | null {
-  if (target?.server === null || target?.server === undefined) return 'Waiting for the first sample …';
+  if (target?.server === null || target?.server === undefined)
+    return refusedReason(target, 'Not sampled') ?? 'Waiting for the first sample …';
   const method = ioMethodOfTarget(target);
   // Every worker figure below exists only under io_method = worker.
   if (showsWorkerFigures(method)) return null;
