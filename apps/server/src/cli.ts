@@ -17,6 +17,10 @@ async function main(): Promise<number | null> {
     return runLabCommand(process.argv.slice(3));
   }
   if (process.argv[2] === 'open') return openCommand(process.argv.slice(3));
+  if (process.argv[2] === 'check') {
+    const { runCheckCommand } = await import('./check/checkCommand.ts');
+    return runCheckCommand(process.argv.slice(3));
+  }
   const result = parseConfig(process.argv.slice(2), process.env);
   if (result.ok === 'help') {
     process.stdout.write(HELP_TEXT);

@@ -82,7 +82,7 @@ describe('the pre-upgrade check on the recorded PostgreSQL 17 (pg_monitor role)'
 
   it("says the session's own per-role value hides the server-wide one, instead of judging it as the server's", () => {
     const finding = byTitle(findings, 'before 18: maintenance_io_concurrency');
-    expect(finding).toMatchObject({ level: 'info', source: 'user' });
+    expect(finding).toMatchObject({ level: 'info', source: "ALTER ROLE … SET (aioscope's role)" });
     expect(finding.why).toContain('pg_db_role_setting');
   });
 

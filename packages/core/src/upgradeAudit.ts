@@ -41,6 +41,13 @@ const IO_MAX_COMBINE_LIMIT_DEFAULT_BLOCKS = 16;
 /** pg_settings sources that are set per database or role, so the server-wide value is not what the session shows. */
 const PER_SESSION_SOURCES = new Set(['database', 'user', 'database user', 'client', 'session']);
 
+/** pg_settings sources of values that ALTER DATABASE / ROLE … SET gave aioscope's own session. */
+const PER_SESSION_ORIGINS: Partial<Record<string, string>> = {
+  database: "ALTER DATABASE … SET (aioscope's database)",
+  user: "ALTER ROLE … SET (aioscope's role)",
+  'database user': "ALTER ROLE … IN DATABASE … SET (aioscope's role and database)",
+};
+
 function isConcurrencySetting(name: string): name is ConcurrencySetting {
   return (CONCURRENCY_SETTINGS as readonly string[]).includes(name);
 }
@@ -54,6 +61,8 @@ function findSetting(input: UpgradeAuditInput, name: string): AuditSettingRow | 
  * other file is edited by hand. A role without pg_read_all_settings sees no file name at all.
  */
 function describeOrigin(row: AuditSettingRow): string {
+  const perSession = PER_SESSION_ORIGINS[row.source];
+  if (perSession !== undefined) return perSession;
   if (row.source !== 'configuration file') return row.source;
   if (row.sourcefile === null)
     return 'a configuration file (postgresql.conf or ALTER SYSTEM; its name needs pg_read_all_settings)';

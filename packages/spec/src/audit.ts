@@ -28,3 +28,31 @@ export const auditReportSchema = z.object({
   findings: z.array(auditFindingSchema),
 });
 export type AuditReport = z.infer<typeof auditReportSchema>;
+
+/** What `aioscope check` answers: its exit code and `result` say the same thing. */
+export const CHECK_RESULTS = ['pass', 'warnings', 'could not check'] as const;
+export type CheckResult = (typeof CHECK_RESULTS)[number];
+
+/** `aioscope check --json`: the audit and pre-upgrade check of one server, for scripts and CI. */
+export const checkReportSchema = z.discriminatedUnion('result', [
+  z.object({
+    result: z.enum(['pass', 'warnings']),
+    /** "user@host:port/db", never the password. */
+    server: z.string(),
+    /** server_version, e.g. "17.10". */
+    version: z.string(),
+    versionNum: z.number().int(),
+    /** The major version the pre-upgrade findings are for; null on the newest version there is. */
+    targetVersion: z.number().int().nullable(),
+    checkedAt: z.number(),
+    warnings: z.number().int(),
+    findings: z.array(auditFindingSchema),
+  }),
+  z.object({
+    result: z.literal('could not check'),
+    server: z.string(),
+    /** One line: why the server could not be checked (unreachable, too old, a query refused). */
+    error: z.string(),
+  }),
+]);
+export type CheckReport = z.infer<typeof checkReportSchema>;

@@ -44,6 +44,7 @@ export const HELP_TEXT = `aioscope: live view of PostgreSQL asynchronous I/O
 
 Usage: npm start -- [options]          (installed from a package: npx aioscope [options])
        npm start -- lab [options]      the cold-scan drill (see lab --help)
+       npm start -- check --db <url>   the settings audit and pre-upgrade check (see check --help)
 
 With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo workload.
 
