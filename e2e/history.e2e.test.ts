@@ -368,7 +368,14 @@ describe('history: pause, zoom, events, replay, share', () => {
       `${openedUrl}/?target=${targets[0]?.id ?? ''}&from=${scan.from}&to=${scan.to}&at=${Math.floor(scan.scanAt)}`,
     );
     expect(await figures(second.dashboard), 'the recording file shows the figures the live store did').toEqual(shown);
-    expect([...first.errors, ...second.errors].join('\n')).toBe('');
+    // Its front page is the file's own range at its last moment: "5 min" of a 5-minute file, "now" figures shown.
+    const third = await openPage(openedUrl);
+    await expect.poll(() => third.dashboard.rangeOfUrl()).toEqual({ from: scan.from, to: scan.to });
+    expect(third.dashboard.momentOfUrl()).toBe(scan.to);
+    await third.dashboard.page.getByTestId('inflight-now').waitFor();
+    expect(await third.dashboard.page.getByTestId('inflight-now').innerText()).not.toBe('–');
+    expect(await third.dashboard.page.getByTestId('connection-state').innerText()).toBe('recording file');
+    expect([...first.errors, ...second.errors, ...third.errors].join('\n')).toBe('');
   });
 
   it('opens a recording file chosen on the page; a foreign file gets the reason and changes nothing', async () => {

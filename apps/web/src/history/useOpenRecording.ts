@@ -106,11 +106,15 @@ export function useOpenRecordingsOnLive(
   time: TimeTravel,
 ): void {
   const raw = extent?.raw ?? null;
-  const needsRange = target !== undefined && !hasLive && time.view.mode === 'live' && raw !== null;
+  // A file's own range, as its upload opens it (so "5 min" shows pressed for a 5-minute file); else what is kept.
+  const file = target?.recording ?? null;
+  const from = file?.from ?? raw?.from ?? null;
+  const end = file?.to ?? (raw === null ? null : raw.to + 1);
+  const needsRange = target !== undefined && !hasLive && time.view.mode === 'live' && from !== null && end !== null;
   useEffect(() => {
-    if (!needsRange || raw === null) return;
-    const to = Math.min(raw.to + 1, raw.from + MAX_RAW_RANGE_MS);
+    if (!needsRange || from === null || end === null) return;
+    const to = Math.min(end, from + MAX_RAW_RANGE_MS);
     // At the range's end, like a paused live view: the "now" figures show samples, not "–".
-    time.setView({ mode: 'range', from: raw.from, to, at: to, speed: null });
-  }, [needsRange, raw, time]);
+    time.setView({ mode: 'range', from, to, at: to, speed: null });
+  }, [needsRange, from, end, time]);
 }
