@@ -164,6 +164,13 @@ describe('aioscope check on a real PostgreSQL 17', () => {
       const body = (await response.json()) as { findings: AuditFinding[] };
       expect(titled(body.findings, 'before 18: effective_io_concurrency for database app').level).toBe('warn');
       expect(titled(body.findings, 'before 18: effective_io_concurrency').source).toMatch(/^configuration file /);
+      // The same choice of version as check --target-version.
+      const for19 = await fetch(new URL('/api/targets/server/audit?targetVersion=19', url));
+      const body19 = (await for19.json()) as { findings: AuditFinding[] };
+      expect(titled(body19.findings, 'before 19: io_workers').why).toContain('io_min_workers');
+      const bad = await fetch(new URL('/api/targets/server/audit?targetVersion=17', url));
+      expect(bad.status).toBe(400);
+      expect(await bad.json()).toEqual({ error: 'targetVersion must be 18 or 19' });
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;

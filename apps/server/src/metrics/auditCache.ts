@@ -1,9 +1,9 @@
 import type { AuditReport } from '@aioscope/spec';
 
 /**
- * The audit reads pg_settings, pg_tablespace and pg_config on the target (four queries on the
- * inspector's session), and settings change rarely: a scrape every few seconds must not cost the
- * target four queries each time.
+ * The audit reads pg_settings, pg_tablespace, pg_db_role_setting and pg_config on the target (five
+ * queries on the inspector's session, sampler/auditRead.ts), and settings change rarely: a scrape
+ * every few seconds must not cost the target five queries each time.
  */
 export const AUDIT_REFRESH_MS = 30_000;
 

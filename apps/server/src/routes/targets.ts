@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { UPGRADE_TARGET_VERSIONS, type UpgradeTargetVersion } from '@aioscope/core';
 import type { TargetSummary } from '@aioscope/spec';
 import { z } from 'zod';
 import { describeDatabaseError } from '../sampler/sessions.ts';
@@ -18,6 +19,16 @@ const processParamsSchema = targetParamsSchema.extend({
     .int('pid must be a whole number')
     .min(1, 'pid must be positive')
     .max(2 ** 31 - 1, 'pid is too large'),
+});
+
+/** `?targetVersion=19`: the pre-upgrade check for that version instead of the next one (as `check --target-version`). */
+const auditQuerySchema = z.object({
+  targetVersion: z
+    .enum(UPGRADE_TARGET_VERSIONS.map(String) as [string, ...string[]], {
+      error: `targetVersion must be ${UPGRADE_TARGET_VERSIONS.join(' or ')}`,
+    })
+    .transform((value) => Number(value) as UpgradeTargetVersion)
+    .optional(),
 });
 
 type Lookup<T> = { ok: true; monitor: TargetMonitor; params: T } | { ok: false; status: 400 | 404; error: string };
@@ -90,8 +101,10 @@ export function registerTargetRoutes(
   app.get('/api/targets/:id/audit', async (request, reply) => {
     const found = lookup(targetParamsSchema, request.params, monitors, recordings, unwatched);
     if (!found.ok) return reply.code(found.status).send({ error: found.error });
+    const query = auditQuerySchema.safeParse(request.query);
+    if (!query.success) return reply.code(400).send({ error: query.error.issues[0]?.message ?? 'invalid query' });
     try {
-      return await found.monitor.audit();
+      return await found.monitor.audit(query.data.targetVersion);
     } catch (error) {
       return reply.code(503).send({ error: `target unavailable: ${describeDatabaseError(error)}` });
     }

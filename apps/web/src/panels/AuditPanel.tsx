@@ -21,7 +21,7 @@ export const AuditPanel = memo(function AuditPanel({
     <Panel
       title="Settings audit"
       testId="panel-audit"
-      source={`pg_settings (source, sourcefile), pg_tablespace, pg_config · re-read every 30 s${audit.data ? ` · checked ${formatClockTime(audit.data.checkedAt)}` : ''}`}
+      source={`pg_settings (source, sourcefile), pg_tablespace, pg_db_role_setting, pg_config · re-read every 30 s${audit.data ? ` · checked ${formatClockTime(audit.data.checkedAt)}` : ''}`}
     >
       {audit.isError ? (
         <EmptyState>{audit.error.message}</EmptyState>
