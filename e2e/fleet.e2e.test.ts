@@ -151,6 +151,9 @@ describe('many servers: overview → a server → switch → back', () => {
     await expect
       .poll(() => page.getByTestId('panel-lab').innerText(), { timeout: 30_000 })
       .toMatch(/works on one server of this aioscope, the first one: orders primary/);
+    // Clock times are 24-hour everywhere on the page, the audit's too (Chromium's locale is en-US).
+    await expect.poll(() => page.getByTestId('panel-audit').innerText(), { timeout: 30_000 }).toMatch(/checked \d\d:/);
+    expect(await page.locator('.app').innerText()).not.toMatch(/\d (AM|PM)\b/);
 
     await page.getByRole('link', { name: /all servers/ }).click();
     await page.getByTestId('overview-page').waitFor();

@@ -1,6 +1,6 @@
 import uPlot from 'uplot';
 import type { BucketRow } from '@aioscope/core';
-import { formatRelativeSeconds } from '../format.ts';
+import { formatClockTime, formatRelativeSeconds } from '../format.ts';
 import { hoverReadout } from './hoverReadout.ts';
 import { axesLayer, seriesLayer, type LayerOptions } from './layeredPlot.ts';
 import { withUnit, type YAxis } from './plotData.ts';
@@ -173,7 +173,7 @@ function describeRow(
     return own !== undefined ? own(value) : withUnit(view.formatY(value), view.unit);
   };
   return {
-    time: new Date(row.t).toLocaleTimeString(),
+    time: formatClockTime(row.t),
     values: [...series.map((s) => format(s.key)), ...view.hoverOnly.map((h) => format(h.key, h.format))],
   };
 }

@@ -3,7 +3,7 @@ import type { LiveWindowSummary } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { HistogramChart } from '../charts/HistogramChart.tsx';
 import { blocksPerReadBins, sameBins } from './blocksPerReadBins.ts';
-import { formatBytes, formatNumber } from '../format.ts';
+import { formatBytes, formatClockTime, formatNumber } from '../format.ts';
 import { useThrottledValue } from '../live/useThrottledValue.ts';
 import { EmptyState, Explain, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
@@ -120,7 +120,7 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
               ) : (
                 batches.map((delta) => (
                   <tr key={delta.t}>
-                    <td>{new Date(delta.t).toLocaleTimeString()}</td>
+                    <td>{formatClockTime(delta.t)}</td>
                     <td className="num">{formatNumber(delta.reads, 0)}</td>
                     <td className="num">{formatBytes(delta.readBytes)}</td>
                     <td className="num">{formatBytes(delta.bytesPerRead)}</td>
