@@ -9,7 +9,7 @@ export function Banner({ target }: { target: TargetSummary | undefined }): React
   const messages: string[] = [];
   if (!capabilities.hasPgAios) {
     messages.push(
-      `PostgreSQL ${server.version} has no asynchronous I/O (added in 18): pg_stat_io figures are shown; the pg_aios panels stay empty.`,
+      `PostgreSQL ${server.version} has no asynchronous I/O (added in 18): pg_stat_io figures are shown; the pg_aios panels stay empty. The settings audit says what 18 will make of this server's settings.`,
     );
   } else if (!capabilities.canReadPgAios) {
     messages.push(
