@@ -132,7 +132,7 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
       10_000,
     );
     const workerDetail = dashboard.page.getByTestId('panel-process-detail');
-    expect(await workerDetail.getByTestId('worker-busy').innerText()).toMatch(/\d+(\.\d+)? %/);
+    expect(await workerDetail.getByTestId('worker-busy').innerText()).toMatch(/\d+(\.\d+)?\u00a0%/);
     expect(await workerDetail.innerText()).toMatch(/PostgreSQL does not say/);
     expect(await workerDetail.innerText()).not.toMatch(/pg_stat_get_backend_io/);
     // An explanation opened by a resting pointer takes the first Escape (WCAG 1.4.13), and only it.
@@ -165,8 +165,8 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     const medians = await dashboard.page.getByTestId('lab-medians').innerText();
     expect(medians).toMatch(/icl=1\s+2\s+[\d.]+ ms/);
     expect(medians).toMatch(/icl=16\s+2\s+[\d.]+ ms/);
-    expect(medians).toMatch(/8(\.0)? kB/);
-    expect(medians).toMatch(/12\d(\.\d)? kB/);
+    expect(medians).toMatch(/8(\.0)?\u00a0kB/);
+    expect(medians).toMatch(/12\d(\.\d)?\u00a0kB/);
     expect(await dashboard.labPanel().innerText()).toMatch(/indicative/);
     await dashboard.labPanel().scrollIntoViewIfNeeded();
     await dashboard.labPanel().screenshot({ path: path.join(ARTIFACTS, 'lab-light.png') });
