@@ -233,7 +233,7 @@ export const ScanMapPanel = memo(function ScanMapPanel({
         Strip: the relation, left to right. Shaded: read so far; bright: blocks in flight now; white line: where the
         scan is; orange line: where it started, when not at block 0 (a synchronized seqscan joins another scan
         mid-table). Reads shorter than the sample interval can be missed, and blocks found in shared buffers need no
-        I/O, so a scan may stop short of 100 % here.
+        I/O, so a scan may stop short of 100&nbsp;% here.
       </p>
     </Panel>
   );
