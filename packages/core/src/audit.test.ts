@@ -222,6 +222,39 @@ describe('per-tablespace overrides', () => {
   });
 });
 
+describe('per-database and per-role overrides on 18 (pg_db_role_setting)', () => {
+  it('is skipped when the rows were not read, and passes with one finding when there are none', () => {
+    expect(findingsOf(auditSettings(input()), 'role_io_concurrency_override')).toEqual([]);
+    const finding = only(auditSettings(input({}, { roleSettings: [] })), 'role_io_concurrency_override');
+    expect(finding).toMatchObject({ level: 'pass', value: 'none', source: 'pg_db_role_setting' });
+  });
+
+  it('warns on ALTER DATABASE … SET effective_io_concurrency = 1 and shows a fine role value as info', () => {
+    const findings = findingsOf(
+      auditSettings(
+        input(
+          {},
+          {
+            roleSettings: [
+              { database: 'reports', role: null, setconfig: ['effective_io_concurrency=1'] },
+              { database: null, role: 'etl', setconfig: ['maintenance_io_concurrency=64'] },
+            ],
+          },
+        ),
+      ),
+      'role_io_concurrency_override',
+    );
+    expect(findings).toHaveLength(2);
+    expect(findings[0]).toMatchObject({
+      level: 'warn',
+      title: 'effective_io_concurrency for database reports',
+      source: 'ALTER DATABASE reports SET (pg_db_role_setting)',
+    });
+    expect(findings[0]?.why).toContain('worse than 0');
+    expect(findings[1]).toMatchObject({ level: 'info', title: 'maintenance_io_concurrency for role etl', value: '64' });
+  });
+});
+
 describe('io_method', () => {
   it('passes worker and names the 18 pool size', () => {
     const finding = only(auditSettings(input()), 'io_method');

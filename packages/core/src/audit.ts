@@ -1,6 +1,12 @@
 import type { AuditFinding, AuditLevel } from '@aioscope/spec';
 import { AIO_VERSION_NUM, bytesPerSettingUnit, formatBytesLikePostgres } from './settings.ts';
-import { defaultUpgradeTarget, upgradeFindings, type UpgradeTargetVersion } from './upgradeAudit.ts';
+import {
+  alterTarget,
+  defaultUpgradeTarget,
+  roleSettingScope,
+  upgradeFindings,
+  type UpgradeTargetVersion,
+} from './upgradeAudit.ts';
 
 /** One row of AUDIT_SETTINGS_SQL. */
 export interface AuditSettingRow {
@@ -200,6 +206,44 @@ const tablespaceOverrides: Rule = (input) => {
   ];
 };
 
+/**
+ * ALTER DATABASE / ROLE … SET effective_io_concurrency: every session of that database or role
+ * starts with it, whatever the server says. Judged like a tablespace option; skipped when the
+ * rows were not read.
+ */
+const roleOverrides: Rule = (input) => {
+  if (input.roleSettings === undefined) return [];
+  const findings: AuditFinding[] = [];
+  for (const row of input.roleSettings) {
+    for (const entry of row.setconfig ?? []) {
+      const [name, value = ''] = entry.split('=', 2);
+      const setting = CONCURRENCY_SETTINGS.find((candidate) => candidate === name);
+      if (setting === undefined) continue;
+      const verdict = judgeConcurrency(Number(value), true, PRE18_DEFAULT[setting]);
+      const scope = roleSettingScope(row);
+      findings.push({
+        rule: 'role_io_concurrency_override',
+        title: `${setting} for ${scope}`,
+        level: verdict.level === 'pass' ? 'info' : verdict.level,
+        value,
+        source: `ALTER ${alterTarget(row)} SET (pg_db_role_setting)`,
+        why: verdict.level === 'pass' ? `overrides the server's ${setting} for ${scope}` : verdict.why,
+      });
+    }
+  }
+  if (findings.length > 0) return findings;
+  return [
+    {
+      rule: 'role_io_concurrency_override',
+      title: 'per-database and per-role I/O overrides',
+      level: 'pass',
+      value: 'none',
+      source: 'pg_db_role_setting',
+      why: 'no ALTER DATABASE / ROLE … SET of the I/O concurrency settings: every session follows the server settings',
+    },
+  ];
+};
+
 /** Whether the build links liburing; null when the configure line cannot tell. */
 function builtWithLiburing(configure: string | null): boolean | null {
   // Meson builds record no configure line, so an empty one proves nothing.
@@ -287,6 +331,7 @@ const AIO_RULES: readonly Rule[] = [
   ioCombineLimitCapped,
   ioMaxConcurrency,
   tablespaceOverrides,
+  roleOverrides,
   ioMethod,
   ioWorkersRemoved,
   trackIoTiming,

@@ -193,13 +193,13 @@ const tablespaceConcurrency: Rule = (input) =>
   );
 
 /** "DATABASE app", "ROLE report", "ROLE report IN DATABASE app": what the ALTER names. */
-function roleSettingTarget(row: AuditRoleSettingRow): string {
+export function alterTarget(row: AuditRoleSettingRow): string {
   if (row.role === null) return `DATABASE ${row.database ?? '?'}`;
   return row.database === null ? `ROLE ${row.role}` : `ROLE ${row.role} IN DATABASE ${row.database}`;
 }
 
 /** "database app", "role report", "role report in database app": for a title. */
-function roleSettingTitle(row: AuditRoleSettingRow): string {
+export function roleSettingScope(row: AuditRoleSettingRow): string {
   if (row.role === null) return `database ${row.database ?? '?'}`;
   return row.database === null ? `role ${row.role}` : `role ${row.role} in database ${row.database}`;
 }
@@ -210,9 +210,9 @@ const roleConcurrency: Rule = (input) =>
     (row.setconfig ?? []).flatMap((entry) => {
       const [name = '', value = ''] = entry.split('=', 2);
       if (!isConcurrencySetting(name)) return [];
-      const target = roleSettingTarget(row);
+      const target = alterTarget(row);
       return [
-        finding(input.targetVersion, 'upgrade_role_io_concurrency', `${name} for ${roleSettingTitle(row)}`, {
+        finding(input.targetVersion, 'upgrade_role_io_concurrency', `${name} for ${roleSettingScope(row)}`, {
           value,
           source: `ALTER ${target} SET (pg_db_role_setting)`,
           ...judgeExplicitConcurrency(name, value, resetAdvice(name, 'database', target)),
