@@ -65,10 +65,13 @@ function Sparkline({
       </svg>
       <span className="spark-figures">
         <span className="spark-value">{format(newest)}</span>
-        {/* The scale: without it a line at the top means 4 reads on one server and 400 on another. */}
-        <span className="spark-scale" aria-hidden="true">
-          {scale}
-        </span>
+        {/* The scale: without it a line at the top means 4 reads on one server and 400 on another. A
+            series with no value at all has no line to scale. */}
+        {newest !== null ? (
+          <span className="spark-scale" aria-hidden="true">
+            {scale}
+          </span>
+        ) : null}
       </span>
     </div>
   );
