@@ -270,7 +270,7 @@ async function main(): Promise<number> {
             print(await runMetricsScrape(options, await sharedApp()));
             break;
           case 'recording-open':
-            print(await runRecordingOpen(options));
+            print(await runRecordingOpen(options, cleanups));
             break;
           case 'record':
             print(await runRecord(options, cleanups));

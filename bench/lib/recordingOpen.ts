@@ -5,8 +5,11 @@ import { buildApp } from '../../apps/server/src/app.ts';
 import { OpenedRecordings } from '../../apps/server/src/history/openedRecordings.ts';
 import { SYNTHETIC_START, syntheticHistory } from '../../apps/server/src/history/recordingFileFixture.ts';
 import { writeRecordingFile } from '../../apps/server/src/history/recordingFileWriter.ts';
-import { log, verdict, writeResult, type BenchOptions, type TableRow } from './common.ts';
-import { fmtSummary, summarize } from './stats.ts';
+import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
+import { waitForFrame } from './aioscope.ts';
+import { log, sleep, using, verdict, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
+import { openScannedBenchCluster } from './postgres.ts';
+import { fmtSummary, percentiles, summarize } from './stats.ts';
 
 /** The hardening issue's goals for the largest file an export writes: 1 h at 100 Hz. */
 const GOAL_OPEN_MS = 2_000;
@@ -57,7 +60,7 @@ function latenessSummary(values: number[]): { p95: number; max: number } {
  * thread: time to opened and to first frames, the RSS the process gains (peak, sampled every 20 ms),
  * and how late a 10 ms timer fires during the open against the same timer idle.
  */
-export async function runRecordingOpen(options: BenchOptions): Promise<TableRow[]> {
+export async function runRecordingOpen(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   const folder = await mkdtemp(path.join(tmpdir(), 'aioscope-bench-recording-'));
   const rows: TableRow[] = [];
   const results: unknown[] = [];
@@ -119,9 +122,99 @@ export async function runRecordingOpen(options: BenchOptions): Promise<TableRow[
         verdict: large ? verdict(open.median <= GOAL_OPEN_MS && rss.median <= GOAL_ADDED_RSS_MB) : 'n/a',
       });
     }
+    const largest = CASES.at(-1);
+    if (largest !== undefined) {
+      const file = path.join(folder, `${largest.durationMs}-${largest.rateHz}.aioscope.gz`);
+      const jitter = await samplerJitterDuringOpens(options, parent, file);
+      results.push({ samplerJitter: jitter.windows });
+      rows.push(jitter.row);
+    }
     writeResult('recording-open', results);
     return rows;
   } finally {
     await rm(folder, { recursive: true, force: true });
   }
+}
+
+const SAMPLER_RATE_HZ = 100;
+
+interface JitterWindow {
+  condition: 'idle' | 'opening';
+  frames: number;
+  /** |interval − period| on the server's clock and at delivery to this thread, p95, ms. */
+  serverJitterP95: number;
+  deliveryJitterP95: number;
+  skippedTicks: number;
+}
+
+/**
+ * The sampler itself, at 100 Hz on the bench cluster during its cold scans, in windows that
+ * alternate between nothing else and opening the 1-hour file: the jitter a user's live view has
+ * while a file opens, against the same sampler a moment before.
+ */
+async function samplerJitterDuringOpens(
+  options: BenchOptions,
+  parent: Cleanups,
+  file: string,
+): Promise<{ row: TableRow; windows: JitterWindow[] }> {
+  return using(async (cleanups) => {
+    const { definition } = await openScannedBenchCluster(cleanups);
+    const monitor = new TargetMonitor(definition, { sampleRateHz: SAMPLER_RATE_HZ, demoWorkload: false });
+    cleanups.add('jitter monitor', () => monitor.stop());
+    monitor.start();
+    await waitForFrame(monitor, 10_000);
+    await sleep(1_000);
+    const recordings = new OpenedRecordings();
+    cleanups.add('opened recordings', () => recordings.closeAll());
+    const windows: JitterWindow[] = [];
+    const rounds = options.quick ? 1 : Math.max(2, Math.round(3 * options.roundsScale));
+    const period = 1000 / SAMPLER_RATE_HZ;
+    for (let round = 0; round < rounds; round++) {
+      let openMs = 5_000;
+      for (const condition of round % 2 === 0 ? (['idle', 'opening'] as const) : (['opening', 'idle'] as const)) {
+        const times: number[] = [];
+        const delivered: number[] = [];
+        const skippedBefore = monitor.currentStatus().skippedTicks;
+        const off = monitor.on('frame', (frame) => {
+          times.push(frame.t);
+          delivered.push(performance.now());
+        });
+        if (condition === 'idle') await sleep(openMs);
+        else {
+          const started = performance.now();
+          const slot = recordings.reserve();
+          if (slot === null) throw new Error('no slot');
+          const opened = await recordings.open(slot, file, 'jitter.aioscope.gz');
+          openMs = performance.now() - started;
+          recordings.close(opened.targetId);
+        }
+        off();
+        const gaps = (values: number[]): number[] =>
+          values.slice(1).map((value, index) => Math.abs(value - (values[index] ?? value) - period));
+        windows.push({
+          condition,
+          frames: times.length,
+          serverJitterP95: percentiles(gaps(times)).p95,
+          deliveryJitterP95: percentiles(gaps(delivered)).p95,
+          skippedTicks: monitor.currentStatus().skippedTicks - skippedBefore,
+        });
+        log(`recording-open jitter, ${condition}: ${JSON.stringify(windows.at(-1))}`);
+      }
+    }
+    const of = (condition: JitterWindow['condition'], get: (window: JitterWindow) => number) =>
+      fmtSummary(summarize(windows.filter((window) => window.condition === condition).map(get)), 2);
+    return {
+      windows,
+      row: {
+        measurement: 'recording-open',
+        condition: `sampler at ${SAMPLER_RATE_HZ} Hz during cold scans, while the 1 h file opens vs not`,
+        result:
+          `jitter p95 on the server clock ${of('opening', (w) => w.serverJitterP95)} ms opening vs ` +
+          `${of('idle', (w) => w.serverJitterP95)} ms not; at delivery ${of('opening', (w) => w.deliveryJitterP95)} vs ` +
+          `${of('idle', (w) => w.deliveryJitterP95)} ms; skipped ticks ${of('opening', (w) => w.skippedTicks)} vs ${of('idle', (w) => w.skippedTicks)}`,
+        target: 'unchanged',
+        verdict: 'n/a',
+      },
+    };
+  }, parent);
 }
