@@ -109,7 +109,9 @@ export const aioscopeApp = fp<AppOptions>(
 
     const indexHtml = path.join(options.webRoot, 'index.html');
     if (existsSync(indexHtml)) {
-      await app.register(fastifyStatic, { root: options.webRoot, wildcard: false });
+      // wildcard: files are looked up when asked for, not listed at start, so a dashboard rebuilt
+      // while this process runs (a second `npm start` after a source change) is served whole.
+      await app.register(fastifyStatic, { root: options.webRoot, wildcard: true, dotfiles: 'ignore' });
       app.setNotFoundHandler((request, reply) => {
         if (request.url.startsWith('/api/') || request.url.startsWith('/socket.io')) {
           return reply.code(404).send({ error: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` });
