@@ -1,4 +1,4 @@
-import { useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { Fragment, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/spec';
 import { useOverview } from '../api/overview.ts';
 import { formatBytes, formatClockTime, formatNumber, formatPercent } from '../format.ts';
@@ -90,7 +90,7 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
     <tr data-testid={`overview-row-${target.id}`} className={row.attention.score > 0 ? 'needs-attention' : ''}>
       <td>
         <a href={`/t/${target.id}`} onClick={open} className="overview-name">
-          {target.name}
+          {withBreaks(target.name)}
         </a>
         <div className="labels">
           {Object.entries(row.labels).map(([key, value]) => (
@@ -155,11 +155,12 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
       </td>
       <td className="numeric">
         {formatNumber(row.sampling.achievedHz, 0)} Hz
-        <div className="muted">
-          {row.sampling.requested === 'auto' ? 'auto' : `asked ${row.sampling.requested} Hz`}
-          {/* Round-trip time over wall time: an upper bound of the server's share of one core. */}
-          {row.sampling.dbCostShare !== null ? ` · cost ≤ ${formatPercent(row.sampling.dbCostShare)} of a core` : ''}
-        </div>
+        <div className="muted">{row.sampling.requested === 'auto' ? 'auto' : `asked ${row.sampling.requested} Hz`}</div>
+        {/* Round-trip time over wall time: an upper bound of the server's share of one core. A line of
+            its own, so the column stays narrow enough for the table to fit a laptop's width. */}
+        {row.sampling.dbCostShare !== null && (
+          <div className="muted">cost ≤ {formatPercent(row.sampling.dbCostShare)} of a core</div>
+        )}
       </td>
     </tr>
   );
@@ -249,4 +250,17 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
       {rows.length === 0 && overview.data !== undefined ? <p className="muted">No server matches “{filter}”.</p> : null}
     </main>
   );
+}
+
+/**
+ * A name made from a URL (user@host:port/db) may break after its @, : and / rather than mid-word,
+ * so the server column stays narrow enough for the table to fit a laptop's width.
+ */
+function withBreaks(name: string): ReactNode[] {
+  return name.split(/(?<=[@:/])/).map((part, index) => (
+    <Fragment key={index}>
+      {index > 0 && <wbr />}
+      {part}
+    </Fragment>
+  ));
 }
