@@ -98,11 +98,16 @@ describe('many servers: overview → a server → switch → back', () => {
       })
       .toBe('old,no grants');
     const blind = page.getByTestId('overview-row-no-grants').getByTestId('overview-attention');
-    await expect.poll(() => blind.innerText()).toMatch(/cannot read pg_aios.*GRANT pg_read_all_stats/);
+    await expect
+      .poll(() => blind.innerText(), { timeout: 30_000 })
+      .toMatch(/cannot read pg_aios.*GRANT pg_read_all_stats/);
     // Each sparkline says its scale; the sampling cost is a share of a core.
     const primaryRow = page.getByTestId('overview-row-orders-primary');
+    // The scales come with the first roll-ups of the server (a sparkline without a value has none).
     await expect
-      .poll(async () => (await primaryRow.locator('.spark-scale').allInnerTexts()).join(',').replace(/\s/g, ' '))
+      .poll(async () => (await primaryRow.locator('.spark-scale').allInnerTexts()).join(',').replace(/\s/g, ' '), {
+        timeout: 30_000,
+      })
       // Bytes per read has a scale once a new read was seen in the 10 minutes (an idle server may have none).
       .toMatch(/^0–\d+,(0–128 kB,)?0–100 %$/);
     await expect.poll(() => primaryRow.innerText(), { timeout: 30_000 }).toMatch(/cost ≤ [\d.]+\s% of a core/);
