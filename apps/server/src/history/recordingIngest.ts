@@ -214,6 +214,8 @@ class DatabaseSink implements RecordingSink {
             `max_line_size = ${CSV_MAX_LINE_BYTES}, buffer_size = ${2 * CSV_MAX_LINE_BYTES})`,
           [this.target, done.file],
         );
+        // Each load's blocks go to the file before the next load: without it the peak RSS of an hour
+        // at 100 Hz was ~120 MB higher (bench recording-open).
         await this.connection.run('CHECKPOINT');
       } catch (error) {
         this.loadFailure ??= error;

@@ -1,3 +1,5 @@
+import { readlinkSync } from 'node:fs';
+import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { RecordingFileError, type RecordingLimits } from './recordingFile.ts';
 import { ingestRecording } from './recordingIngest.ts';
@@ -19,6 +21,21 @@ export type IngestReply =
   | { ok: true; ingested: Awaited<ReturnType<typeof ingestRecording>> }
   | { ok: false; refused: boolean; message: string };
 
+/**
+ * This thread at the lowest CPU priority, so on a two-core machine the sampler and the server it
+ * watches get the CPU first. On Linux a priority belongs to a thread, named by its id in
+ * /proc/thread-self; elsewhere nothing is changed (a process-wide change would slow the sampler too).
+ */
+function lowerThisThreadsPriority(): void {
+  try {
+    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(thread) && thread > 0) setPriority(thread, constants.priority.PRIORITY_LOW);
+  } catch {
+    // Not Linux, or not allowed here (some containers): the file opens at normal priority.
+  }
+}
+
+lowerThisThreadsPriority();
 const request = workerData as IngestRequest;
 const reply = (message: IngestReply): void => parentPort?.postMessage(message);
 
