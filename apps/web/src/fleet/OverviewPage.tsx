@@ -159,7 +159,7 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
         {/* Round-trip time over wall time: an upper bound of the server's share of one core. A line of
             its own, so the column stays narrow enough for the table to fit a laptop's width. */}
         {row.sampling.dbCostShare !== null && (
-          <div className="muted">cost ≤ {formatPercent(row.sampling.dbCostShare)} of a core</div>
+          <div className="muted sampling-cost">cost ≤ {formatPercent(row.sampling.dbCostShare)} of a core</div>
         )}
       </td>
     </tr>
