@@ -1,4 +1,5 @@
 import type { LabExperimentDefinition, LabRun, LabVariant, LabVariantSummary } from '@aioscope/spec';
+import { csvRows, type CsvCell } from './csv.ts';
 import { plural } from './labForm.ts';
 
 /** Fewer rounds than this and medians are labelled indicative. */
@@ -122,28 +123,21 @@ const CSV_COLUMNS: (keyof LabRun)[] = [
   'bytesPerRead',
 ];
 
-function csvCell(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = String(value);
-  return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /**
  * How a spreadsheet should see each column: the start as an ISO 8601 time (a bare epoch in ms reads
  * as a 13-digit number), bytes per read to the byte (a mean of whole-byte reads has no meaningful
  * fraction).
  */
-function csvValue(run: LabRun, column: keyof LabRun): unknown {
+function csvValue(run: LabRun, column: keyof LabRun): CsvCell {
   if (column === 'startedAt') return new Date(run.startedAt).toISOString();
   if (column === 'bytesPerRead') return run.bytesPerRead === null ? null : Math.round(run.bytesPerRead);
-  return run[column];
+  const value = run[column];
+  return typeof value === 'string' || typeof value === 'number' ? value : null;
 }
 
 /** Every run, one row each, for spreadsheets. */
 export function labRunsToCsv(runs: readonly LabRun[]): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const run of runs) lines.push(CSV_COLUMNS.map((column) => csvCell(csvValue(run, column))).join(','));
-  return `${lines.join('\n')}\n`;
+  return csvRows([CSV_COLUMNS, ...runs.map((run) => CSV_COLUMNS.map((column) => csvValue(run, column)))]);
 }
 
 function kb(bytes: number | null): string {

@@ -1,35 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { bytesPerReadSeries } from '@aioscope/core';
+import { bytesPerReadSeries, csvRow } from '@aioscope/core';
 import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
 import { MemoryHistory } from '../history/memoryHistory.ts';
 import { SYNTHETIC_START, syntheticRecording } from '../history/recordingFileFixture.ts';
-import {
-  FRAME_CSV_HEADER,
-  ROLLUP_CSV_HEADER,
-  csvField,
-  csvLine,
-  csvOfRange,
-  frameRow,
-  waitCells,
-} from './historyCsv.ts';
-
-describe('CSV escaping (RFC 4180)', () => {
-  it.each([
-    [12.5, '12.5'],
-    [null, ''],
-    ['plain', 'plain'],
-    ['a,b', '"a,b"'],
-    ['say "hi"', '"say ""hi"""'],
-    ['two\nlines', '"two\nlines"'],
-    ['cr\rhere', '"cr\rhere"'],
-  ])('%j → %j', (value, expected) => {
-    expect(csvField(value)).toBe(expected);
-  });
-
-  it('joins fields with commas and ends rows in CRLF', () => {
-    expect(csvLine(['x', 'y,z', null, 3])).toBe('x,"y,z",,3\r\n');
-  });
-});
+import { FRAME_CSV_HEADER, ROLLUP_CSV_HEADER, csvOfRange, frameRow, waitCells } from './historyCsv.ts';
 
 describe('CSV rows of frames', () => {
   it('has one cell per header column: server, ISO time, epoch ms, then the series', () => {
@@ -118,7 +92,7 @@ describe('CSV of a range', () => {
     const { reader, deltas } = history();
     const range = { from: SYNTHETIC_START + 20_000, to: SYNTHETIC_START + 140_000 };
     const [header, ...rows] = await rowsOf(csvOfRange(reader, range, 'db1'));
-    expect(header).toBe(csvLine(FRAME_CSV_HEADER).trimEnd());
+    expect(header).toBe(csvRow(FRAME_CSV_HEADER).trimEnd());
     expect(rows).toHaveLength(120 * 20);
     const series = bytesPerReadSeries(deltas);
     const exactColumn = FRAME_CSV_HEADER.findIndex((name) => name.startsWith('bytes per read, exact'));
@@ -140,7 +114,7 @@ describe('CSV of a range', () => {
     const { reader, deltas } = history();
     const range = { from: SYNTHETIC_START - 3_600_000, to: SYNTHETIC_START + 150_000 };
     const [header, ...rows] = await rowsOf(csvOfRange(reader, range, 'db1'));
-    expect(header).toBe(csvLine(ROLLUP_CSV_HEADER).trimEnd());
+    expect(header).toBe(csvRow(ROLLUP_CSV_HEADER).trimEnd());
     const column = (name: string): number => ROLLUP_CSV_HEADER.indexOf(name);
     const reads = rows.reduce((sum, row) => sum + Number(row[column('pg_stat_io reads (count in step)')]), 0);
     expect(reads).toBe(deltas.reduce((sum, delta) => sum + delta.reads, 0));

@@ -2,7 +2,10 @@ import {
   BYTES_PER_READ_WINDOW_SECONDS,
   busyShare,
   bytesPerReadSeries,
+  csvRow,
+  csvRows,
   emptyTally,
+  type CsvCell,
   rollupStepFor,
   tallyFrame,
 } from '@aioscope/core';
@@ -19,23 +22,8 @@ import type { HistoryReader } from '../history/historyReader.ts';
 
 /**
  * A range's series as CSV for spreadsheets: one row per frame, or per roll-up step when the range
- * is longer than raw frames are served for. No CSV library is installed, and the values are
- * numbers and ISO times, so RFC 4180 quoting of the few fields that need it is all there is to it.
+ * is longer than raw frames are served for. Rows are written by core's one CSV writer.
  */
-
-type Cell = string | number | null;
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. */
-export function csvField(value: Cell): string {
-  if (value === null) return '';
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** Rows end in CRLF, as RFC 4180 and spreadsheet imports expect. */
-export function csvLine(cells: readonly Cell[]): string {
-  return `${cells.map(csvField).join(',')}\r\n`;
-}
 
 /** Shares and means keep 4 decimals: more is noise in a spreadsheet, and files stay small. */
 const round = (value: number | null): number | null => (value === null ? null : Math.round(value * 10_000) / 10_000);
@@ -106,7 +94,7 @@ export const ROLLUP_CSV_HEADER = [
  * A frame's row. `exactBytesPerRead` is the dashboard's exact figure at the frame's time: pg_stat_io
  * bytes / reads of the trailing window (ExactBytesPerRead below), null when none was counted.
  */
-export function frameRow(server: string, frame: LiveFrame, exactBytesPerRead: number | null): Cell[] {
+export function frameRow(server: string, frame: LiveFrame, exactBytesPerRead: number | null): CsvCell[] {
   return [
     server,
     new Date(frame.t).toISOString(),
@@ -123,7 +111,7 @@ export function frameRow(server: string, frame: LiveFrame, exactBytesPerRead: nu
   ];
 }
 
-export function rollupRow(server: string, point: RollupPoint, stepMs: number): Cell[] {
+export function rollupRow(server: string, point: RollupPoint, stepMs: number): CsvCell[] {
   return [
     server,
     new Date(point.t).toISOString(),
@@ -179,7 +167,7 @@ export class ExactBytesPerRead {
 /** The CSV text of a range, in pieces, for a streamed response; `server` names the target. */
 export async function* csvOfRange(reader: HistoryReader, range: HistoryRange, server: string): AsyncGenerator<string> {
   if (range.to - range.from <= MAX_RAW_RANGE_MS) {
-    yield csvLine(FRAME_CSV_HEADER);
+    yield csvRow(FRAME_CSV_HEADER);
     const exact = new ExactBytesPerRead();
     // The deltas before the range that its first frames' window reaches back to.
     const before = await reader.frames({ from: range.from - 2 * WINDOW_MS, to: range.from });
@@ -187,12 +175,12 @@ export async function* csvOfRange(reader: HistoryReader, range: HistoryRange, se
     for (let from = range.from; from < range.to; from += CHUNK_MS) {
       const { frames, ioDeltas } = await reader.frames({ from, to: Math.min(range.to, from + CHUNK_MS) });
       exact.add(ioDeltas, from);
-      if (frames.length > 0) yield frames.map((frame) => csvLine(frameRow(server, frame, exact.at(frame.t)))).join('');
+      if (frames.length > 0) yield csvRows(frames.map((frame) => frameRow(server, frame, exact.at(frame.t))));
     }
     return;
   }
   const stepMs = rollupStepFor(range.from, range.to, undefined, MAX_ROLLUP_POINTS);
-  yield csvLine(ROLLUP_CSV_HEADER);
+  yield csvRow(ROLLUP_CSV_HEADER);
   const points = await reader.rollups(range, stepMs);
-  yield points.map((point) => csvLine(rollupRow(server, point, stepMs))).join('');
+  yield csvRows(points.map((point) => rollupRow(server, point, stepMs)));
 }

@@ -1,11 +1,12 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
+import { csvRow } from '@aioscope/core';
 import { historyFramesSchema, openedRecordingSchema, targetListSchema } from '@aioscope/spec';
 import { buildApp } from '../app.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from '../history/recordingFileFixture.ts';
 import { readRecording } from '../history/recordingFileReader.ts';
-import { FRAME_CSV_HEADER, ROLLUP_CSV_HEADER, csvLine } from './historyCsv.ts';
+import { FRAME_CSV_HEADER, ROLLUP_CSV_HEADER } from './historyCsv.ts';
 
 /**
  * Downloads (recording file, CSV) and uploads (POST /api/recordings) through the app, over a
@@ -106,14 +107,14 @@ describe('recording files over HTTP', () => {
     expect(raw.headers['content-type']).toBe('text/csv; charset=utf-8');
     expect(raw.headers['content-disposition']).toMatch(/2026-11-29T21-51-07Z\.csv"$/);
     const rows = raw.body.split('\r\n').filter(Boolean);
-    expect(rows[0]).toBe(csvLine(FRAME_CSV_HEADER).trimEnd());
+    expect(rows[0]).toBe(csvRow(FRAME_CSV_HEADER).trimEnd());
     expect(rows.length).toBe(1 + 100);
     // The server column first: the name the recording gives its target.
     expect(rows[1]).toMatch(/^pg18\.4-embedded-worker,2026-11-29T21:51:07\.000Z,1795989067000,/);
 
     const long = await get(`/api/targets/recording-1/history/export.csv?from=${from - 3_600_000}&to=${to}`);
     const longRows = long.body.split('\r\n').filter(Boolean);
-    expect(longRows[0]).toBe(csvLine(ROLLUP_CSV_HEADER).trimEnd());
+    expect(longRows[0]).toBe(csvRow(ROLLUP_CSV_HEADER).trimEnd());
     expect(longRows.length).toBeGreaterThan(1);
     expect(longRows.slice(1).every((row) => row.split(',').length === ROLLUP_CSV_HEADER.length)).toBe(true);
   });
