@@ -7,7 +7,7 @@
  * compile its object parsers and interprets them. "jit" is zod's compiled path (node, for scale).
  */
 import { frameEventSchema, liveSnapshotSchema } from '@aioscope/spec';
-import { buildPayloads, overTheWire, recordedServers } from '../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, overTheWire, recordedServers } from '@aioscope/core/testing';
 import { median } from './lib/stats.ts';
 
 /** The snapshot a viewer gets on joining (SNAPSHOT_MAX_FRAMES in apps/server/src/live/liveHub.ts). */

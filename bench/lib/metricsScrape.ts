@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { registerMetricsRoute } from '../../apps/server/src/metrics/metricsRoute.ts';
 import { ReplaySource } from '../../apps/server/src/metrics/replaySource.ts';
-import { buildPayloads, recordedServers } from '../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import type { BenchAioscope } from './aioscope.ts';
 import { log, sleep, verdict, writeResult, type BenchOptions, type TableRow } from './common.ts';
 import { fmtSummary, summarize } from './stats.ts';

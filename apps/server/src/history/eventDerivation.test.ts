@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Capabilities, HistoryEvent, ServerInfo, TargetStatus } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { INITIAL_WATCHED_STATE, auditChanges, observe } from './eventDerivation.ts';
 import type { Observation, WatchedState } from './eventDerivation.ts';
 

@@ -1,15 +1,9 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RecordingState } from '@aioscope/spec';
 import type { Logger } from '../targets/resolveTarget.ts';
+import type { HistoryReader } from './historyReader.ts';
 import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from './recordingLimits.ts';
-import { applyRetention } from './retention.ts';
-import { STORE_FILE, closeStoreFile, errorText, openStoreFile, pauseReason, type OpenStore } from './storeFile.ts';
-import type { TargetDescription } from './storeReader.ts';
-import { chunkOfTable } from './storeSchema.ts';
-import { writeBatch, type PendingRow } from './storeWriter.ts';
+import type { PendingRow, RecordingStatus, StoreEngine, TargetDescription } from './storeEngine.ts';
+import { errorText, pauseReason } from './storeFile.ts';
 
 export const FLUSH_INTERVAL_MS = 500;
 export const RETRY_INTERVAL_MS = 2_000;
@@ -19,14 +13,11 @@ export const MAX_PENDING_ROWS = 12_000;
 const CLOSE_WAIT_MS = 5_000;
 const RETENTION_START_DELAY_MS = 10_000;
 
-export interface RecordingStatus {
-  state: RecordingState;
-  reason: string | null;
-}
+export type { RecordingStatus } from './storeEngine.ts';
 
 export interface HistoryStoreOptions {
-  /** `<data dir>/history` */
-  dir: string;
+  /** The store itself: DuckDbStoreEngine (the embedded file under the data folder) or another. */
+  engine: StoreEngine;
   limits: RecordingLimits;
   log: Logger;
   /** Recording paused (reason) or resumed (reason null, with the rows dropped meanwhile). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditReport, HistoryEvent, TargetStatus } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { AuditCache } from '../metrics/auditCache.ts';
 import { MonitorEmitter } from '../sampler/monitorEvents.ts';
 import { Recorder } from './recorder.ts';

@@ -1,5 +1,5 @@
 import { RECORDING_FORMAT, RECORDING_VERSION, type HistoryEvent, type RecordingHeader } from '@aioscope/spec';
-import { buildPayloads, overTheWire, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, overTheWire, recordedServers } from '@aioscope/core/testing';
 import { MemoryHistory } from './memoryHistory.ts';
 import { PRODUCER_VERSION } from './recordingFile.ts';
 import type { LoadedRecording } from './recordingFileReader.ts';

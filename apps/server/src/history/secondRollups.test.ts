@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeAccumulators, rollup, toRollupPoint, type RollupAccumulator } from '@aioscope/core';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { ROLLUP_GRACE_MS, SecondRollups } from './secondRollups.ts';
 
 const [recorded] = recordedServers();

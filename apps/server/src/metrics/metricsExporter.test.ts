@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { promtool } from '../../test/support/prometheus.ts';
 import { MAX_NAMED_SCRAPERS, MetricsExporter } from './metricsExporter.ts';
 import { ReplaySource } from './replaySource.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { buildApp } from '../app.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import { ReplaySource } from './replaySource.ts';

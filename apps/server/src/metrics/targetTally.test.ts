@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bytesPerReadSeries, parseStatIoGroupKey, summarizeLiveWindow } from '@aioscope/core';
 import type { IoStatDelta } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { TargetTally } from './targetTally.ts';
 
 const servers = recordedServers().map((server) => ({ name: server.name, payloads: buildPayloads(server) }));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bytesPerReadSeries, csvRow } from '@aioscope/core';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { MemoryHistory } from '../history/memoryHistory.ts';
 import { SYNTHETIC_START, syntheticRecording } from '../history/recordingFileFixture.ts';
 import { FRAME_CSV_HEADER, ROLLUP_CSV_HEADER, csvOfRange, frameRow, waitCells } from './historyCsv.ts';

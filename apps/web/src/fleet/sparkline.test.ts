@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rollup } from '@aioscope/core';
 import type { LiveFrame } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { matchesLabelFilter, newestValue, sparklinePath } from './sparkline.ts';
 
 // The embedded PostgreSQL 18 recording spread over seconds 0, 1 and 3 (second 2 missing).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryFrames, LiveFrame } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { firstAtOrAfter, itemsIn, momentOf, newestAtOrBefore, scansAt, stepMoment } from './momentOf.ts';
 
 // The embedded PostgreSQL 18 recording: samples taken during a cold scan, scan map on some of them.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rollup } from '@aioscope/core';
 import type { LiveFrame } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { busyShareOf, rollupRows } from './rollupRows.ts';
 
 // The PostgreSQL 18.6 io_method=worker recording, spread over three seconds with one missing.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryFrames, LiveFrame, LiveSnapshot, TargetStatus } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { momentOf } from '../history/momentOf.ts';
 import { LiveStore, WINDOW_MS, keepBefore } from './liveStore.ts';
 import { PROCESS_KEEP_MS } from './stableProcesses.ts';

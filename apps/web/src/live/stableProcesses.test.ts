@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { PROCESS_KEEP_MS, stableProcessRows, type ProcessRow } from './stableProcesses.ts';
 
 // Process lists built the way the server builds them, from the servers recorded in shared/fixtures.

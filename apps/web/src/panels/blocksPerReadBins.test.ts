@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveFrame } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { blocksPerReadBins, sameBins } from './blocksPerReadBins.ts';
 
 // A cold scan on the embedded PostgreSQL 18 (io_combine_limit 16 blocks), as recorded.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diffIoCounters, parseStatIoRows, type IoCounters } from '@aioscope/core';
-import { recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { recordedServers } from '@aioscope/core/testing';
 import type { IoStatDelta } from '@aioscope/spec';
 import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { busyShareByWorker } from '@aioscope/core';
 import type { LiveFrame } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { presentWorkerPids, presentWorkersOnly, WORKER_PRESENT_MS } from './workerPresence.ts';
 
 const servers = new Map(recordedServers().map((server) => [server.name, server]));

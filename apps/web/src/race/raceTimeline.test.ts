@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LabRun, LiveFrame, Race, RaceLane } from '@aioscope/spec';
-import { buildPayloads, recordedServers } from '../../../../packages/spec/src/recordedPayloads.ts';
+import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { formatNumber } from '../format.ts';
 import { buildStories } from '../present/stories.ts';
 import {

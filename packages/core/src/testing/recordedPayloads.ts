@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   AUDIT_SETTING_NAMES,
   ScanTracker,
@@ -21,7 +18,8 @@ import {
   type ServerInfoQueryRow,
   type SettingQueryRow,
   type StatIoQueryRow,
-} from '@aioscope/core';
+} from '../index.ts';
+import { loadFixture } from '../testFixtures.ts';
 import type {
   AuditReport,
   IoStatDelta,
@@ -31,19 +29,13 @@ import type {
   ProcessView,
   TargetStatus,
   TargetSummary,
-} from './index.ts';
+} from '@aioscope/spec';
 
 /**
  * Test-only: the payloads the server would send for the servers recorded in packages/core/fixtures,
  * built with the same core functions the sampler uses and passed through JSON as on the wire.
- * (A test-only import of core: spec itself depends on nothing but zod.)
+ * Reached as `@aioscope/core/testing`, never from the package's main entry.
  */
-
-const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../core/fixtures');
-
-function readFixture(name: string): unknown {
-  return JSON.parse(readFileSync(path.join(FIXTURES, name), 'utf8'));
-}
 
 /** What the browser receives: JSON turns numeric keys into strings and drops undefined. */
 export function overTheWire<T>(value: T): unknown {
@@ -90,7 +82,7 @@ interface ServerRecordingFile {
 }
 
 function fromServerRecording(file: string): RecordedServer {
-  const recording = readFixture(`servers/${file}`) as ServerRecordingFile;
+  const recording = loadFixture<ServerRecordingFile>(`servers/${file}`);
   return {
     name: recording.server,
     info: rowsOf(recording.serverInfo)[0] ?? null,
@@ -107,13 +99,13 @@ function fromServerRecording(file: string): RecordedServer {
 }
 
 function embeddedPg18(): RecordedServer {
-  const ticks = readFixture('pg18-fast-tick.json') as {
+  const ticks = loadFixture<{
     idle: FastTickQueryRow;
     duringScan: (FastTickQueryRow & { details?: ProcessDetailsQueryRow[] })[];
     withoutAios: FastTickQueryRow;
-  };
-  const info = readFixture('pg18-server-info.json') as { info: ServerInfoQueryRow; settings: SettingQueryRow[] };
-  const stat = readFixture('pg18-stat-io.json') as { before: StatIoQueryRow[]; afterScan: StatIoQueryRow[] };
+  }>('pg18-fast-tick.json');
+  const info = loadFixture<{ info: ServerInfoQueryRow; settings: SettingQueryRow[] }>('pg18-server-info.json');
+  const stat = loadFixture<{ before: StatIoQueryRow[]; afterScan: StatIoQueryRow[] }>('pg18-stat-io.json');
   return {
     name: 'pg18.4-embedded-worker',
     info: info.info,

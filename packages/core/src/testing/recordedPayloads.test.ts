@@ -16,7 +16,7 @@ import {
   targetSummarySchema,
   type ServerToClientEvent,
   type ServerToClientEvents,
-} from './index.ts';
+} from '@aioscope/spec';
 import { buildPayloads, overTheWire, recordedServers, type RecordedPayloads } from './recordedPayloads.ts';
 
 const servers = recordedServers().map((server) => ({ server, payloads: buildPayloads(server) }));
