@@ -20,6 +20,8 @@ export * from './workerBusy.ts';
 export * from './scanMap.ts';
 export * from './ioMethod.ts';
 export * from './labSql.ts';
+export * from './explainIo.ts';
+export * from './explainIoSentences.ts';
 export * from './labPolicy.ts';
 export * from './labForm.ts';
 export * from './demoSql.ts';

@@ -4,6 +4,7 @@ export * from './targets.ts';
 export * from './events.ts';
 export * from './audit.ts';
 export * from './api.ts';
+export * from './explainIo.ts';
 export * from './lab.ts';
 export * from './history.ts';
 export * from './fleet.ts';

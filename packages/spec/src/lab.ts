@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { explainIoReportSchema } from './explainIo.ts';
 
 /** The scan lab's contract: an experiment definition in, runs and medians out. */
 
@@ -104,6 +105,8 @@ export const labRunSchema = z.object({
   reads: z.number().nullable(),
   readBytes: z.number().nullable(),
   bytesPerRead: z.number().nullable(),
+  /** EXPLAIN IO's per-node figures (PostgreSQL 19), or that the server cannot report them; absent in files written before. */
+  explainIo: explainIoReportSchema.optional(),
 });
 export type LabRun = z.infer<typeof labRunSchema>;
 
