@@ -56,11 +56,12 @@ export const LAB_TABLE_EXISTS_SQL = `${QUERY_TAG} SELECT to_regclass($1) IS NOT 
 
 /**
  * One round trip on a fresh run session: its pid (to read its own I/O counters), the server's
- * version and io_method, and the two settings every run needs: one process scans (no parallel
+ * version, block size (EXPLAIN IO's I/O sizes are in blocks) and io_method, and the two settings every run needs: one process scans (no parallel
  * workers to spread reads over) and every scan starts at block 0 (no joining another scan mid-table).
  */
 export const LAB_RUN_SESSION_SETUP_SQL = `${QUERY_TAG} SELECT pg_backend_pid() AS pid,
   current_setting('server_version_num')::int AS version_num,
+  current_setting('block_size')::int AS block_size,
   current_setting('io_method', true) AS io_method,
   current_setting('debug_io_direct', true) AS io_direct,
   set_config('max_parallel_workers_per_gather', '0', false) AS parallel,

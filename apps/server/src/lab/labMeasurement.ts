@@ -7,6 +7,7 @@ import {
   LAB_RUN_SESSION_SETUP_SQL,
   LAB_SET_SESSION_SETTING_SQL,
   LAB_TRACK_IO_TIMING_SQL,
+  explainIoReport,
   labExplainSql,
   labSessionSettingParams,
   parseExplainJson,
@@ -57,13 +58,18 @@ export interface ScanObserver {
 /**
  * One measured run: settings of the variant on the run session, the cache prepared as asked, the
  * scan's EXPLAIN (ANALYZE), then the run backend's own pg_stat_io counters (Δreads, Δread_bytes).
+ * On PostgreSQL 19 the EXPLAIN also carries each scan node's I/O figures (IO), kept with the run.
  */
 export async function measureRun(context: MeasureContext, planned: PlannedRun, experimentId = ''): Promise<LabRun> {
   const { control, run, table, signal } = context;
   const setup = (
-    await run.query<{ pid: number; version_num: number; io_method: string | null; io_direct: string | null }>(
-      LAB_RUN_SESSION_SETUP_SQL,
-    )
+    await run.query<{
+      pid: number;
+      version_num: number;
+      block_size: number;
+      io_method: string | null;
+      io_direct: string | null;
+    }>(LAB_RUN_SESSION_SETUP_SQL)
   ).rows[0];
   if (setup === undefined) throw new Error('the run session answered nothing');
   await run.query(LAB_TRACK_IO_TIMING_SQL).catch(() => undefined); // needs superuser or a grant
@@ -89,7 +95,8 @@ export async function measureRun(context: MeasureContext, planned: PlannedRun, e
   } finally {
     await context.observer?.scanEnded(observed).catch(() => undefined);
   }
-  const figures = parseExplainJson(explain.rows[0]?.['QUERY PLAN']);
+  const plan = explain.rows[0]?.['QUERY PLAN'];
+  const figures = parseExplainJson(plan);
   await run.query(LAB_FORCE_FLUSH_SQL);
   let after = await backendReads(control, setup.pid);
   const deadline = Date.now() + FLUSH_WAIT_MS;
@@ -120,6 +127,7 @@ export async function measureRun(context: MeasureContext, planned: PlannedRun, e
     reads,
     readBytes,
     bytesPerRead: reads !== null && readBytes !== null && reads > 0 ? readBytes / reads : null,
+    explainIo: explainIoReport(plan, setup.version_num, setup.block_size),
   };
 }
 
