@@ -2,7 +2,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import type { EmbeddedPostgresServer } from '../apps/server/src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../apps/server/src/postgres/embeddedPostgres.ts';
 import { startDebianPostgres, type DebianPostgres } from '../apps/server/test/support/debianPostgres.ts';
 import { connect, freePort, startTestPostgres } from '../apps/server/test/support/testPostgres.ts';
 import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';

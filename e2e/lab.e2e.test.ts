@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import type { EmbeddedPostgresServer } from '../apps/server/src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../apps/server/src/postgres/embeddedPostgres.ts';
 import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
 import { startTestPostgres } from '../apps/server/test/support/testPostgres.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';

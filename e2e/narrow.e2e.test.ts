@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import type { EmbeddedPostgresServer } from '../apps/server/src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../apps/server/src/postgres/embeddedPostgres.ts';
 import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
 import { startDebianPostgres, type DebianPostgres } from '../apps/server/test/support/debianPostgres.ts';
 import { waitUntil } from '../apps/server/test/support/polling.ts';

@@ -5,7 +5,7 @@ import type { LiveFrame } from '@aioscope/spec';
 import { MonitorRegistry } from '../../apps/server/src/fleet/monitorRegistry.ts';
 import { OverviewTracker } from '../../apps/server/src/fleet/overviewTracker.ts';
 import { RateGovernor } from '../../apps/server/src/fleet/rateGovernor.ts';
-import { EmbeddedPostgresServer } from '../../apps/server/src/plugins/embeddedPostgres.ts';
+import { EmbeddedPostgresServer } from '../../apps/server/src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
 import { findFreePort } from '../../apps/server/src/system/processes.ts';
 import type { FleetTarget } from '../../apps/server/src/targets/targetsFile.ts';

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { ClientConfig } from 'pg';
 import { DEMO_TABLE } from '@aioscope/core';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../../apps/server/src/demo/demoTable.ts';
-import { EmbeddedPostgresServer } from '../../apps/server/src/plugins/embeddedPostgres.ts';
+import { EmbeddedPostgresServer } from '../../apps/server/src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../../apps/server/src/targets/target.ts';
 import { freePort } from '../../apps/server/test/support/testPostgres.ts';
 import { BENCH_DATA_DIR, BENCH_TABLE_MB, log, sleep, withTimeout, type Cleanups } from './common.ts';

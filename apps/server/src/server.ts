@@ -4,7 +4,7 @@ import type { AppConfig } from './config/config.ts';
 import type { HistoryCatalog } from './history/historyReader.ts';
 import type { LabService } from './lab/labService.ts';
 import { demoPlugin } from './plugins/demoPlugin.ts';
-import type { EmbeddedPostgresServer } from './plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from './postgres/embeddedPostgres.ts';
 import { historyPlugin } from './plugins/historyPlugin.ts';
 import { labPlugin } from './plugins/labPlugin.ts';
 import { monitorsPlugin } from './plugins/monitorsPlugin.ts';

@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { runCli, waitForUrl } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
 import { TEST_DATA_ROOT, connect, freePort, startTestPostgres } from './support/testPostgres.ts';

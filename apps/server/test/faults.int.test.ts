@@ -6,7 +6,7 @@ import type { Server as SocketServer } from 'socket.io';
 import type { IoStatDelta, LiveFrame, TargetStatus } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
 import { queuedPackets as meteredQueue } from '../src/live/queueMeter.ts';
-import { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
 import { bufferBytes, retainedHeapBytes, sleep, waitUntil } from './support/polling.ts';

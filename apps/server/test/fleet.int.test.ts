@@ -12,7 +12,7 @@ import {
   type Overview,
 } from '@aioscope/spec';
 import { parseConfig } from '../src/config/config.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { startAioscope, type RunningAioscope } from '../src/server.ts';
 import { runCli } from './support/cliProcess.ts';
 import { startDebianPostgres, type DebianPostgres } from './support/debianPostgres.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Server as SocketServer } from 'socket.io';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { buildApp } from '../src/app.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import {

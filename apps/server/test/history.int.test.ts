@@ -4,7 +4,7 @@ import { rollup, stepStart } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { ensureDemoTable, makeDemoTableCold } from '../src/demo/demoTable.ts';
 import { sharedAuditCache } from '../src/metrics/auditCache.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { runCli, waitForUrl } from './support/cliProcess.ts';
 import { freshDataDir, historyConfig, present, startWatching, urlOf } from './support/historyTarget.ts';
 import { sleep, waitUntil } from './support/polling.ts';

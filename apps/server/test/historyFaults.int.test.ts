@@ -4,13 +4,14 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../src/history/historyStore.ts';
+import { DuckDbStoreEngine } from '../src/history/duckdbStoreEngine.ts';
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
 } from '../src/history/recordingLimits.ts';
 import { STORE_FILE } from '../src/history/storeFile.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { freshDataDir, historyConfig, present, startWatching } from './support/historyTarget.ts';
 import { waitUntil } from './support/polling.ts';
 import { startTestPostgres } from './support/testPostgres.ts';
@@ -115,7 +116,7 @@ describe('history recording faults on a real PostgreSQL 18', () => {
     await writeFile(path.join(dir, STORE_FILE), 'this is not a DuckDB database'.repeat(1000));
     const warnings: string[] = [];
     const store = await HistoryStore.start({
-      dir,
+      engine: new DuckDbStoreEngine(dir),
       limits: LIMITS,
       log: { info: () => undefined, warn: (m) => warnings.push(m) },
     });

@@ -7,7 +7,7 @@ import { labTableName } from '@aioscope/core';
 import { labExperimentRecordSchema, labInfoSchema, type LabExperimentInput } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
 import { LabService } from '../src/lab/labService.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
 import { waitUntil, withTimeout } from './support/polling.ts';
 import { connect, embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIRECT_IO_NOTE } from '@aioscope/core';
 import type { LabExperiment, LabExperimentInput } from '@aioscope/spec';
 import { LabService } from '../src/lab/labService.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
 import { connect, embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';
 

@@ -8,7 +8,7 @@ import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
 import { REPO_ROOT } from '../src/config/config.ts';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { promtool, startPrometheus, type RunningPrometheus } from './support/prometheus.ts';
 import { connect, embeddedTarget, startTestPostgres } from './support/testPostgres.ts';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../src/config/config.ts';
 import { SYNTHETIC_START, syntheticHistory } from '../src/history/recordingFileFixture.ts';
 import { writeRecordingFile } from '../src/history/recordingFileWriter.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { waitForUrl, type CliRun } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
 import { freePort, startTestPostgres } from './support/testPostgres.ts';

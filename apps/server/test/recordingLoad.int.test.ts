@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { SYNTHETIC_START, syntheticHistory } from '../src/history/recordingFileFixture.ts';
 import { writeRecordingFile } from '../src/history/recordingFileWriter.ts';
 import { runCli, waitForUrl, type CliRun } from './support/cliProcess.ts';

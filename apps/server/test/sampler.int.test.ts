@@ -4,7 +4,7 @@ import { summarizeLiveWindow } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { DEMO_TABLE } from '@aioscope/core';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 

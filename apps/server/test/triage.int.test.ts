@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { IoStatDelta, LiveFrame, ProcessView, ScanView } from '@aioscope/spec';
 import { DEMO_TABLE } from '@aioscope/core';
 import { describeDemoTable, ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 

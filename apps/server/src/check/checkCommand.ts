@@ -2,7 +2,7 @@ import { parseIntoClientConfig } from 'pg-connection-string';
 import { SERVER_VERSION_SQL, defaultUpgradeTarget, unsupportedVersionMessage } from '@aioscope/core';
 import type { CheckReport } from '@aioscope/spec';
 import { readAudit } from '../sampler/auditRead.ts';
-import { closeSession, describeDatabaseError, openSession } from '../sampler/sessions.ts';
+import { closeSession, describeDatabaseError, openSession } from '../postgres/sessions.ts';
 import { withPasswordLookup } from '../targets/passwordLookup.ts';
 import { describeConnection } from '../targets/resolveTarget.ts';
 import { CHECK_EXIT, CHECK_HELP, parseCheckArgs, type CheckArgs } from './checkArgs.ts';

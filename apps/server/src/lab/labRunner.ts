@@ -9,8 +9,8 @@ import {
   type PlannedRun,
 } from '@aioscope/core';
 import type { LabExperiment } from '@aioscope/spec';
-import type { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
-import { describeDatabaseError } from '../sampler/sessions.ts';
+import type { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
+import { describeDatabaseError } from '../postgres/sessions.ts';
 import type { TargetDefinition } from '../targets/target.ts';
 import { measureRun, type ScanObserver } from './labMeasurement.ts';
 import { LabSessions } from './labSessions.ts';

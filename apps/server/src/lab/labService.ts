@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describeLabInputIssue, labNotes, planRuns } from '@aioscope/core';
 import { labExperimentSchema, type LabExperiment, type LabExperimentListItem, type LabInfo } from '@aioscope/spec';
-import type { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../targets/target.ts';
 import { ExperimentStore } from './experimentStore.ts';
 import { LabPolicy } from './labPolicy.ts';

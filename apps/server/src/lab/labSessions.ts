@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ClientConfig } from 'pg';
 import { LAB_BACKEND_PID_SQL, LAB_CANCEL_BACKENDS_SQL } from '@aioscope/core';
-import { closeSession, openSession } from '../sampler/sessions.ts';
+import { closeSession, openSession } from '../postgres/sessions.ts';
 
 /** A cancel has to reach the server quickly or not at all: it is what the user is waiting for. */
 const CANCEL_TIMEOUT_MS = 2_000;

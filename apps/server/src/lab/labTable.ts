@@ -8,8 +8,8 @@ import {
   labWarmUpSql,
 } from '@aioscope/core';
 import { ensureDemoTable, type DemoTableInfo } from '../demo/demoTable.ts';
-import type { EmbeddedPostgresServer } from '../plugins/embeddedPostgres.ts';
-import { describeDatabaseError } from '../sampler/sessions.ts';
+import type { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
+import { describeDatabaseError } from '../postgres/sessions.ts';
 import { LabSessions, type LabSession } from './labSessions.ts';
 
 /** The lab's table on the target: made (or found) before an experiment, dropped after one on a user's server. */

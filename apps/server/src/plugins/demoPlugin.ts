@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import { ensureDemoTable } from '../demo/demoTable.ts';
 import { DemoWorkload } from '../demo/demoWorkload.ts';
-import { closeSession, openSession } from '../sampler/sessions.ts';
+import { closeSession, openSession } from '../postgres/sessions.ts';
 import type { Logger } from '../targets/resolveTarget.ts';
 
 declare module 'fastify' {

@@ -15,7 +15,7 @@ import {
 } from '@aioscope/core';
 import { RACE_CAPTURE_HZ, RACE_MAX_CAPTURE_MS, type LiveFrame } from '@aioscope/spec';
 import type { ObservedScan } from '../lab/labMeasurement.ts';
-import { closeSession, describeDatabaseError, openSession } from '../sampler/sessions.ts';
+import { closeSession, describeDatabaseError, openSession } from '../postgres/sessions.ts';
 
 const TICK_MS = 1000 / RACE_CAPTURE_HZ;
 const MAX_FRAMES = (RACE_MAX_CAPTURE_MS / 1000) * RACE_CAPTURE_HZ;

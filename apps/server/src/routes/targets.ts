@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { UPGRADE_TARGET_VERSIONS, type UpgradeTargetVersion } from '@aioscope/core';
 import type { TargetSummary } from '@aioscope/spec';
 import { z } from 'zod';
-import { describeDatabaseError } from '../sampler/sessions.ts';
+import { describeDatabaseError } from '../postgres/sessions.ts';
 import type { OpenedRecordings } from '../history/openedRecordings.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 

@@ -25,7 +25,7 @@ import { SCANS_PER_SECOND, type LiveFrame, type ProcessView } from '@aioscope/sp
 import type { RelationResolver } from '../targets/relationResolver.ts';
 import type { TargetDefinition } from '../targets/target.ts';
 import { MonitoringSession } from './monitoringSession.ts';
-import { describeDatabaseError } from './sessions.ts';
+import { describeDatabaseError } from '../postgres/sessions.ts';
 import type { ServerInfoSource } from './serverInfoSource.ts';
 
 /** The processes table is sent at most this often: query texts need not travel at 20-100 Hz. */

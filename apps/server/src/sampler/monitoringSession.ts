@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import { RECONNECT_BACKOFF, attemptDue, backoffAfterFailure, initialBackoff, type BackoffState } from '@aioscope/core';
 import type { TargetDefinition } from '../targets/target.ts';
-import { closeSession, openSession } from './sessions.ts';
+import { closeSession, openSession } from '../postgres/sessions.ts';
 
 const CONNECT_TIMEOUT_MS = 5_000;
 

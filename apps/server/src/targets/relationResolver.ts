@@ -1,7 +1,7 @@
 import pg from 'pg';
 import type { ClientConfig } from 'pg';
 import { DATABASE_NAME_SQL, RELATION_SQL, type RelationFile, type ResolvedRelation } from '@aioscope/core';
-import { APPLICATION_NAME } from '../sampler/sessions.ts';
+import { APPLICATION_NAME } from '../postgres/sessions.ts';
 
 /** A resolved name is kept this long before its size is read again (tables grow). */
 const REFRESH_AFTER_MS = 10_000;

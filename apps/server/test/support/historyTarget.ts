@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig, type AppConfig } from '../../src/config/config.ts';
-import type { EmbeddedPostgresServer } from '../../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../../src/postgres/embeddedPostgres.ts';
 import type { HistoryReader } from '../../src/history/historyReader.ts';
 import { startAioscope, type RunningAioscope } from '../../src/server.ts';
 import { TEST_DATA_ROOT } from './testPostgres.ts';

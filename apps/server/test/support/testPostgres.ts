@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { REPO_ROOT } from '../../src/config/config.ts';
-import { EmbeddedPostgresServer } from '../../src/plugins/embeddedPostgres.ts';
+import { EmbeddedPostgresServer } from '../../src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../../src/targets/target.ts';
 
 /** Test clusters live apart from the user's `.aioscope/pg18`, and start fresh each run. */
