@@ -1,9 +1,15 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { RecordingState } from '@aioscope/spec';
 import type { Logger } from '../targets/resolveTarget.ts';
-import type { HistoryReader } from './historyReader.ts';
 import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from './recordingLimits.ts';
-import type { PendingRow, RecordingStatus, StoreEngine, TargetDescription } from './storeEngine.ts';
-import { errorText, pauseReason } from './storeFile.ts';
+import { applyRetention } from './retention.ts';
+import { STORE_FILE, closeStoreFile, errorText, openStoreFile, pauseReason, type OpenStore } from './storeFile.ts';
+import type { TargetDescription } from './storeReader.ts';
+import { chunkOfTable } from './storeSchema.ts';
+import { writeBatch, type PendingRow } from './storeWriter.ts';
 
 export const FLUSH_INTERVAL_MS = 500;
 export const RETRY_INTERVAL_MS = 2_000;
@@ -13,11 +19,14 @@ export const MAX_PENDING_ROWS = 12_000;
 const CLOSE_WAIT_MS = 5_000;
 const RETENTION_START_DELAY_MS = 10_000;
 
-export type { RecordingStatus } from './storeEngine.ts';
+export interface RecordingStatus {
+  state: RecordingState;
+  reason: string | null;
+}
 
 export interface HistoryStoreOptions {
-  /** The store itself: DuckDbStoreEngine (the embedded file under the data folder) or another. */
-  engine: StoreEngine;
+  /** `<data dir>/history` */
+  dir: string;
   limits: RecordingLimits;
   log: Logger;
   /** Recording paused (reason) or resumed (reason null, with the rows dropped meanwhile). */
