@@ -22,8 +22,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
 import { REPO_ROOT } from '../src/config/config.ts';
-import { HistoryStore } from '../src/history/historyStore.ts';
-import { DuckDbStoreEngine } from '../src/history/duckdbStoreEngine.ts';
+import { HistoryStore, storedDescription } from '../src/history/historyStore.ts';
 import { MemoryHistory } from '../src/history/memoryHistory.ts';
 import { STORE_FILE } from '../src/history/storeFile.ts';
 import {
@@ -35,6 +34,7 @@ import {
   storeFixtureRecording,
 } from '../src/history/storeFixture.ts';
 import { STORE_VERSION } from '../src/history/storeMigrations.ts';
+import { StoreHistoryReader } from '../src/history/storeReader.ts';
 
 const { values } = parseArgs({
   options: { force: { type: 'boolean', default: false }, out: { type: 'string' } },
@@ -61,12 +61,12 @@ try {
   const copy = path.join(work, 'copy');
   await mkdir(copy);
   await copyFile(path.join(written, STORE_FILE), path.join(copy, STORE_FILE));
-  const store = await HistoryStore.start({ engine: new DuckDbStoreEngine(copy), limits: STORE_FIXTURE_LIMITS, log: console });
+  const store = await HistoryStore.start({ dir: copy, limits: STORE_FIXTURE_LIMITS, log: console });
   const fromStore = await readBack(
-    store.reader(STORE_FIXTURE_TARGET, () => {
+    new StoreHistoryReader(STORE_FIXTURE_TARGET, store, () => {
       throw new Error('describe() is the live recorder’s; the fixture reads the targets row');
     }),
-    () => store.storedDescription(STORE_FIXTURE_TARGET),
+    () => storedDescription(store, STORE_FIXTURE_TARGET),
     queries,
   );
   await store.close();

@@ -10,12 +10,11 @@ import { MonitorEmitter } from '../sampler/monitorEvents.ts';
 import { INITIAL_WATCHED_STATE, observe } from './eventDerivation.ts';
 import type { HistoryReader } from './historyReader.ts';
 import { HistoryStore } from './historyStore.ts';
-import { DuckDbStoreEngine } from './duckdbStoreEngine.ts';
 import { Recorder } from './recorder.ts';
 import type { RecordingLimits } from './recordingLimits.ts';
 import type { LoadedRecording } from './recordingFileReader.ts';
 import { SYNTHETIC_START, syntheticRecording } from './recordingFileFixture.ts';
-import type { TargetDescription } from './storeEngine.ts';
+import type { TargetDescription } from './storeReader.ts';
 import { RAW_CHUNK_MS, rawChunkOf } from './storeSchema.ts';
 
 /**
@@ -128,7 +127,7 @@ export async function readBack(
 export async function recordThroughStore(dir: string, recording: LoadedRecording): Promise<void> {
   const { header } = recording;
   const store = await HistoryStore.start({
-    engine: new DuckDbStoreEngine(dir),
+    dir,
     limits: STORE_FIXTURE_LIMITS,
     log: { info: () => undefined, warn: (message) => console.warn(message) },
   });
