@@ -3,6 +3,7 @@ import type { ExplainIoNode } from '@aioscope/spec';
 import { parseExplainIoNodes } from './explainIo.ts';
 import {
   explainIoFigureRows,
+  explainIoProcessSentence,
   explainIoSentence,
   explainIoSubject,
   explainIoUnsupportedSentence,
@@ -114,5 +115,10 @@ describe('labVariantCondition and the unsupported sentence', () => {
     expect(explainIoUnsupportedSentence(180004)).toBe(
       'PostgreSQL 18 does not report per-node I/O figures; EXPLAIN IO is new in 19.',
     );
+    expect(explainIoProcessSentence(180004)).toBe(explainIoUnsupportedSentence(180004));
+  });
+
+  it('in a process detail on 19 says why no EXPLAIN is run for another session', () => {
+    expect(explainIoProcessSentence(190000)).toMatch(/runs the statement again: aioscope does not do that/);
   });
 });

@@ -1,4 +1,4 @@
-import type { ExplainIoFigures, LabVariant } from '@aioscope/spec';
+import { EXPLAIN_IO_MIN_VERSION_NUM, type ExplainIoFigures, type LabVariant } from '@aioscope/spec';
 import { plural } from './labForm.ts';
 
 /**
@@ -103,6 +103,16 @@ export function labVariantCondition(variant: Pick<LabVariant, 'name' | 'session'
 /** What the panel says where the server cannot report the figures. */
 export function explainIoUnsupportedSentence(serverVersionNum: number): string {
   return `PostgreSQL ${Math.floor(serverVersionNum / 10000)} does not report per-node I/O figures; EXPLAIN IO is new in 19.`;
+}
+
+/**
+ * What a process's detail says of per-node I/O figures. They come only from EXPLAIN (ANALYZE, IO),
+ * which executes the statement again: a monitor must not do that to another session's query (a
+ * second full scan on a busy server, or an UPDATE run twice).
+ */
+export function explainIoProcessSentence(serverVersionNum: number): string {
+  if (serverVersionNum < EXPLAIN_IO_MIN_VERSION_NUM) return explainIoUnsupportedSentence(serverVersionNum);
+  return "Per-node I/O figures come from EXPLAIN (ANALYZE, IO), which runs the statement again: aioscope does not do that to another session's query. Run it yourself, or measure the scan in the lab.";
 }
 
 export const EXPLAIN_IO_NO_NODES =

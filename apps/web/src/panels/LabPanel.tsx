@@ -19,6 +19,7 @@ import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { useStartRace } from '../race/raceApi.ts';
 import { useRaceLocation } from '../race/raceLocation.ts';
 import { RaceView } from '../race/RaceView.tsx';
+import { ExplainIoFigures } from './ExplainIoFigures.tsx';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
 import './LabPanel.css';
 
@@ -109,6 +110,7 @@ function ResultTable({ experiment }: { experiment: LabExperiment }): ReactNode {
           ))}
         </ul>
       ) : null}
+      <ExplainIoFigures experiment={experiment} />
       <details className="lab-runs">
         <summary>every run ({experiment.runs.length})</summary>
         <table>

@@ -1,5 +1,5 @@
 import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
-import { bucketize, busyShare, emptyTally, tallyFrame, type BucketRow } from '@aioscope/core';
+import { bucketize, busyShare, emptyTally, explainIoProcessSentence, tallyFrame, type BucketRow } from '@aioscope/core';
 import type { LiveFrame, ProcessView, TargetSummary } from '@aioscope/spec';
 import { useProcessDetail } from '../api/targetDetails.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
@@ -239,6 +239,11 @@ export function ProcessDetailPanel({
               Per-backend counters are cumulative since the process started and, like pg_stat_io, only include
               statements that have ended (a running scan appears after it finishes).
             </p>
+            {target?.server ? (
+              <p className="caveat" data-testid="process-explain-io">
+                {explainIoProcessSentence(target.server.versionNum)}
+              </p>
+            ) : null}
           </>
         )}
       </Panel>

@@ -2,6 +2,7 @@ import { useEffect, useRef, type ReactNode } from 'react';
 import { plural } from '@aioscope/core';
 import type { Race } from '@aioscope/spec';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
+import { ExplainIoFigures } from '../panels/ExplainIoFigures.tsx';
 import { PresentButton } from '../present/PresentButton.tsx';
 import { useRace } from './raceApi.ts';
 import { RaceReplay } from './RaceReplay.tsx';
@@ -107,6 +108,7 @@ export function RaceView({ raceId, onClose, reveal = false }: RaceViewProps): Re
         <RaceReplay race={race.data} />
       )}
       {experiment.summary.length > 0 ? <RaceMedians race={race.data} /> : null}
+      <ExplainIoFigures experiment={experiment} />
       {experiment.status === 'done' && race.data.lanes.length > 0 ? (
         <p className="race-export">
           <a href={`/api/race/${experiment.id}/export`} download>

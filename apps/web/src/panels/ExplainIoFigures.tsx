@@ -1,0 +1,97 @@
+import { useMemo, type ReactNode } from 'react';
+import type { LabExperiment } from '@aioscope/spec';
+import { Explain } from './Panel.tsx';
+import { explainIoViewOfExperiment, roundsText, type ExplainIoColumn, type ExplainIoView } from './explainIoView.ts';
+import './ExplainIoFigures.css';
+
+/**
+ * One table per figure set: a row per figure (its meaning behind the (i), reachable by keyboard),
+ * a column per variant or per parallel worker, then the sentence each column supports.
+ */
+function FiguresTable({ caption, columns }: { caption: string; columns: readonly ExplainIoColumn[] }): ReactNode {
+  const first = columns[0];
+  if (first === undefined) return null;
+  return (
+    <>
+      <div className="explain-io-scroll">
+        <table className="explain-io-table">
+          <caption>{caption}</caption>
+          <thead>
+            <tr>
+              <th scope="col">figure</th>
+              {columns.map((column) => (
+                <th scope="col" className="num" key={column.heading}>
+                  {column.heading}
+                  <span className="explain-io-rounds">{roundsText(column.rounds)}</span>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {first.rows.map((row, index) => (
+              <tr key={row.key}>
+                <th scope="row">
+                  {row.label} <Explain label={row.label}>{row.meaning}</Explain>
+                </th>
+                {columns.map((column) => (
+                  <td className="num" key={column.heading}>
+                    {column.rows[index]?.value ?? '–'}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ul className="explain-io-sentences">
+        {columns.map((column) => (
+          <li key={column.heading}>{column.sentence}</li>
+        ))}
+      </ul>
+    </>
+  );
+}
+
+/** What EXPLAIN IO said, as a view already shaped: also for a page that has no experiment (a fixture). */
+export function ExplainIoFiguresView({ view }: { view: ExplainIoView }): ReactNode {
+  if (view.kind === 'none') return null;
+  return (
+    <section className="explain-io" data-testid="explain-io" aria-label="EXPLAIN IO per scan node">
+      <h4>
+        Per scan node: EXPLAIN IO{' '}
+        <Explain label="EXPLAIN IO">
+          PostgreSQL 19&apos;s EXPLAIN (ANALYZE, IO): what each scan&apos;s read stream did, as the server counted it.
+          Each figure is the median of the variant&apos;s rounds, on its own.
+        </Explain>
+      </h4>
+      {view.kind === 'message' ? (
+        <p className="caveat" data-testid="explain-io-message">
+          {view.message}
+        </p>
+      ) : (
+        view.nodes.map((node) => (
+          <div className="explain-io-node" key={node.key}>
+            <FiguresTable caption={node.title} columns={node.columns} />
+            {node.workers.map((parallel) => (
+              <FiguresTable
+                key={parallel.variant}
+                caption={`${node.title}, ${parallel.variant}: per parallel worker`}
+                columns={parallel.columns}
+              />
+            ))}
+          </div>
+        ))
+      )}
+    </section>
+  );
+}
+
+/** The EXPLAIN IO figures of a lab experiment (the lab's results, the race): medians across rounds. */
+export function ExplainIoFigures({
+  experiment,
+}: {
+  experiment: Pick<LabExperiment, 'definition' | 'runs'>;
+}): ReactNode {
+  const view = useMemo(() => explainIoViewOfExperiment(experiment), [experiment]);
+  return <ExplainIoFiguresView view={view} />;
+}

@@ -1,0 +1,107 @@
+import {
+  EXPLAIN_IO_NO_NODES,
+  explainIoFigureRows,
+  explainIoMedians,
+  explainIoSentence,
+  explainIoSubject,
+  explainIoUnsupportedSentence,
+  explainIoWorkerSubject,
+  labVariantCondition,
+  plural,
+  type ExplainIoFigureRow,
+  type ExplainIoNodeMedians,
+} from '@aioscope/core';
+import type { LabExperiment } from '@aioscope/spec';
+
+/** One column of figures: a variant's medians, or one parallel worker's. */
+export interface ExplainIoColumn {
+  heading: string;
+  /** Rounds the medians are of. */
+  rounds: number;
+  sentence: string;
+  rows: ExplainIoFigureRow[];
+}
+
+/** One scan node of the plan (its place and type), with a column per variant that reported it. */
+export interface ExplainIoNodeView {
+  key: string;
+  title: string;
+  columns: ExplainIoColumn[];
+  /** Per variant whose node ran in parallel: the whole node, then each worker. */
+  workers: { variant: string; columns: ExplainIoColumn[] }[];
+}
+
+export type ExplainIoView =
+  /** No run carries EXPLAIN IO (an experiment from before it was kept, or none finished yet): nothing to show. */
+  | { kind: 'none' }
+  /** The server cannot report them (before 19), or reported no scan node: one sentence, no figures. */
+  | { kind: 'message'; message: string }
+  | { kind: 'reported'; nodes: ExplainIoNodeView[] };
+
+function nodeTitle(node: Pick<ExplainIoNodeMedians, 'nodeType' | 'relationName'>): string {
+  return node.relationName === null ? node.nodeType : `${node.nodeType} on ${node.relationName}`;
+}
+
+/**
+ * The EXPLAIN IO figures of a lab experiment as its results show them: per scan node, each
+ * variant's medians across its rounds (a column each) with the sentence they support, and per
+ * parallel worker where a node ran in parallel.
+ */
+export function explainIoViewOfExperiment(experiment: Pick<LabExperiment, 'definition' | 'runs'>): ExplainIoView {
+  const perVariant = experiment.definition.variants.map((variant) => ({
+    variant,
+    medians: explainIoMedians(
+      experiment.runs.filter((run) => run.variant === variant.name).map((run) => run.explainIo),
+    ),
+  }));
+  const reported = perVariant.flatMap(({ variant, medians }) =>
+    medians.kind === 'reported' ? [{ variant, medians }] : [],
+  );
+  if (reported.length === 0) {
+    const unsupported = perVariant.find(({ medians }) => medians.kind === 'unsupported')?.medians;
+    return unsupported?.kind === 'unsupported'
+      ? { kind: 'message', message: explainIoUnsupportedSentence(unsupported.serverVersionNum) }
+      : { kind: 'none' };
+  }
+  const nodes = new Map<string, ExplainIoNodeView>();
+  for (const { variant, medians } of reported) {
+    const condition = labVariantCondition(variant);
+    for (const node of medians.nodes) {
+      const key = `${node.path} ${node.nodeType}`;
+      const view = nodes.get(key) ?? { key, title: nodeTitle(node), columns: [], workers: [] };
+      nodes.set(key, view);
+      const whole: ExplainIoColumn = {
+        heading: variant.name,
+        rounds: node.rounds,
+        sentence: explainIoSentence(node.figures, medians.blockSize, explainIoSubject(node.workers.length), condition),
+        rows: explainIoFigureRows(node.figures, medians.blockSize),
+      };
+      view.columns.push(whole);
+      if (node.workers.length > 0) {
+        view.workers.push({
+          variant: variant.name,
+          columns: [
+            { ...whole, heading: 'leader and workers' },
+            ...node.workers.map((worker) => ({
+              heading: `worker ${worker.workerNumber}`,
+              rounds: worker.rounds,
+              sentence: explainIoSentence(
+                worker.figures,
+                medians.blockSize,
+                explainIoWorkerSubject(worker.workerNumber),
+              ),
+              rows: explainIoFigureRows(worker.figures, medians.blockSize),
+            })),
+          ],
+        });
+      }
+    }
+  }
+  if (nodes.size === 0) return { kind: 'message', message: EXPLAIN_IO_NO_NODES };
+  return { kind: 'reported', nodes: [...nodes.values()] };
+}
+
+/** "median of 5 rounds", "1 round": what a column's figures are. */
+export function roundsText(rounds: number): string {
+  return rounds === 1 ? '1 round' : `median of ${plural(rounds, 'round')}`;
+}
