@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
-} from '../../apps/server/src/history/recordingLimits.ts';
+} from '../../apps/server/src/config/recordingLimits.ts';
 import { StoreHistoryReader } from '../../apps/server/src/history/storeReader.ts';
 import type { BenchAioscope } from './aioscope.ts';
 import { BENCH_DATA_DIR, log, type Cleanups } from './common.ts';

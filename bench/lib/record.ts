@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
-} from '../../apps/server/src/history/recordingLimits.ts';
+} from '../../apps/server/src/config/recordingLimits.ts';
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
 import { waitForFrame } from './aioscope.ts';
 import {

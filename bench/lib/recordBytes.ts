@@ -7,7 +7,7 @@ import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
-} from '../../apps/server/src/history/recordingLimits.ts';
+} from '../../apps/server/src/config/recordingLimits.ts';
 import { StoreHistoryReader } from '../../apps/server/src/history/storeReader.ts';
 import type { ProcessesUpdate } from '../../apps/server/src/sampler/fastSampler.ts';
 import { SecondRollups } from '../../apps/server/src/history/secondRollups.ts';

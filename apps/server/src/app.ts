@@ -7,7 +7,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
 import { liveHubPlugin, type LiveHubOptions } from './live/liveHub.ts';
-import { registerAccessControl } from './plugins/access.ts';
+import { registerAccessControl } from './http/access.ts';
 import { drainConnectionsPlugin } from './plugins/drainConnections.ts';
 import type { HistoryCatalog } from './history/historyReader.ts';
 import { OpenedRecordings } from './history/openedRecordings.ts';

@@ -10,7 +10,8 @@ import { labPlugin } from './plugins/labPlugin.ts';
 import { monitorsPlugin } from './plugins/monitorsPlugin.ts';
 import { targetPlugin } from './plugins/targetPlugin.ts';
 import type { TargetMonitor } from './sampler/targetMonitor.ts';
-import { StartupError, type Logger } from './targets/resolveTarget.ts';
+import type { Logger } from './system/logger.ts';
+import { StartupError } from './targets/resolveTarget.ts';
 import { WEB_ROOT } from './webRoot.ts';
 
 export { StartupError, type Logger } from './targets/resolveTarget.ts';

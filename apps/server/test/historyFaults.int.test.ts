@@ -8,7 +8,7 @@ import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
-} from '../src/history/recordingLimits.ts';
+} from '../src/config/recordingLimits.ts';
 import { STORE_FILE } from '../src/history/storeFile.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { freshDataDir, historyConfig, present, startWatching } from './support/historyTarget.ts';

@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { labExperimentListSchema, labInfoSchema, type LabExperiment, type LabExperimentInput } from '@aioscope/spec';
 import { buildApp } from '../src/app.ts';
 import { LabService } from '../src/lab/labService.ts';
-import type { EmbeddedPostgresServer } from '../src/plugins/embeddedPostgres.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';
 import { connect, embeddedTarget, startTestPostgres, TEST_DATA_ROOT } from './support/testPostgres.ts';
 

@@ -15,8 +15,8 @@ import {
   parseByteSize,
   parseDuration,
   type Parsed,
-} from '../history/recordingLimits.ts';
-import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
+} from './recordingLimits.ts';
+import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
 
 /** Where the repository root is, so `.aioscope/` lands there whatever folder npm runs us from. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');

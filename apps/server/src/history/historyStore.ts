@@ -4,7 +4,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { RecordingState } from '@aioscope/spec';
 import type { Logger } from '../targets/resolveTarget.ts';
 import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
-import type { RecordingLimits } from './recordingLimits.ts';
+import type { RecordingLimits } from '../config/recordingLimits.ts';
 import { applyRetention } from './retention.ts';
 import { STORE_FILE, closeStoreFile, errorText, openStoreFile, pauseReason, type OpenStore } from './storeFile.ts';
 import type { TargetDescription } from './storeReader.ts';

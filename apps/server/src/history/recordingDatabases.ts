@@ -1,5 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import type { RecordingLimits } from './recordingLimits.ts';
+import type { RecordingLimits } from '../config/recordingLimits.ts';
 import { errorText } from './storeFile.ts';
 import type { StoreReads } from './storeReader.ts';
 

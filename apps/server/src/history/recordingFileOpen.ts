@@ -5,7 +5,7 @@ import Fastify from 'fastify';
 import { RECORDING_EXTENSION } from '@aioscope/spec';
 import { aioscopeApp, fastifyOptions } from '../app.ts';
 import { DEFAULT_PORT } from '../config/config.ts';
-import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../plugins/access.ts';
+import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
 import { WEB_ROOT } from '../webRoot.ts';
 import { OpenedRecordings } from './openedRecordings.ts';
 import { DEFAULT_RECORDING_LIMITS, RecordingFileError, formatMegabytes } from './recordingFile.ts';

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RecordingLimits } from './recordingLimits.ts';
+import type { RecordingLimits } from '../config/recordingLimits.ts';
 import { planRetention } from './retentionPlan.ts';
 import { rawTableName } from './storeSchema.ts';
 

@@ -1,4 +1,4 @@
-import type { RecordingLimits } from './recordingLimits.ts';
+import type { RecordingLimits } from '../config/recordingLimits.ts';
 import { RAW_CHUNK_MS, rawChunkOf } from './storeSchema.ts';
 
 /** How far one size pass trims roll-ups once no raw chunk is left to drop. */

@@ -11,7 +11,7 @@ import { INITIAL_WATCHED_STATE, observe } from './eventDerivation.ts';
 import type { HistoryReader } from './historyReader.ts';
 import { HistoryStore } from './historyStore.ts';
 import { Recorder } from './recorder.ts';
-import type { RecordingLimits } from './recordingLimits.ts';
+import type { RecordingLimits } from '../config/recordingLimits.ts';
 import type { LoadedRecording } from './recordingFileReader.ts';
 import { SYNTHETIC_START, syntheticRecording } from './recordingFileFixture.ts';
 import type { TargetDescription } from './storeReader.ts';

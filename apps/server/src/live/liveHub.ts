@@ -7,7 +7,7 @@ import {
   type ServerToClientEvents,
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
-import { requestHasToken } from '../plugins/access.ts';
+import { requestHasToken } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 

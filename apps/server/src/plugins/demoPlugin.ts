@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import { ensureDemoTable } from '../demo/demoTable.ts';
 import { DemoWorkload } from '../demo/demoWorkload.ts';
 import { closeSession, openSession } from '../postgres/sessions.ts';
-import type { Logger } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -4,12 +4,12 @@ import type { HistoryEventKind, HistoryExtent, TargetSummary } from '@aioscope/s
 import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
 import { HistoryStore, storedDescription } from '../history/historyStore.ts';
 import { Recorder } from '../history/recorder.ts';
-import type { RecordingLimits } from '../history/recordingLimits.ts';
+import type { RecordingLimits } from '../config/recordingLimits.ts';
 import { StoreHistoryReader, type TargetDescription } from '../history/storeReader.ts';
 import { followMonitors } from '../fleet/monitorRegistry.ts';
 import { sharedAuditCache } from '../metrics/auditCache.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
-import type { Logger } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

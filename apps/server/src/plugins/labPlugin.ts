@@ -1,7 +1,7 @@
 import path from 'node:path';
 import fp from 'fastify-plugin';
 import { LabService } from '../lab/labService.ts';
-import type { Logger } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -3,7 +3,7 @@ import type { TargetSummary, TargetsFileState } from '@aioscope/spec';
 import { MonitorRegistry, type FleetEntryView, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import { TargetsFileWatcher } from '../fleet/targetsFileWatcher.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
-import type { Logger } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
 import type { RateSetting } from '../targets/targetsFile.ts';
 
 /** What the app knows of the fleet beyond the monitors: their changes, labels and the targets file. */

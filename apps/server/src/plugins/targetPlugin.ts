@@ -2,7 +2,8 @@ import fp from 'fastify-plugin';
 import { readTargetsFile } from '../fleet/targetsFileWatcher.ts';
 import { slugOf, type FleetTarget } from '../targets/targetsFile.ts';
 import type { AppConfig } from '../config/config.ts';
-import { resolveTarget, StartupError, type Logger, type ResolvedTarget } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
+import { resolveTarget, StartupError, type ResolvedTarget } from '../targets/resolveTarget.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -5,18 +5,16 @@ import { SERVER_INFO_SQL, SERVER_VERSION_SQL, unsupportedVersionMessage } from '
 import type { AppConfig } from '../config/config.ts';
 import { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from '../postgres/sessions.ts';
+import type { Logger } from '../system/logger.ts';
 import { findFreePort } from '../system/processes.ts';
+// Until history/historyStore.ts (being reworked elsewhere) imports the leaf module itself.
+export type { Logger } from '../system/logger.ts';
 import { withPasswordLookup } from './passwordLookup.ts';
 import type { TargetDefinition } from './target.ts';
 
 /** A start-up failure the user can fix: printed as one line, exit code 2. */
 export class StartupError extends Error {
   readonly exitCode = 2;
-}
-
-export interface Logger {
-  info(message: string): void;
-  warn(message: string): void;
 }
 
 /** Where the one server to watch comes from: the embedded one, a URL, or the PG* variables psql reads. */
