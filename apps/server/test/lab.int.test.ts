@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { labExperimentListSchema, labInfoSchema, type LabExperiment, type LabExperimentInput } from '@aioscope/spec';
+import { explainIoMedians, explainIoUnsupportedSentence } from '@aioscope/core';
 import { buildApp } from '../src/app.ts';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
@@ -73,6 +74,19 @@ describe('scan lab on a real embedded PostgreSQL 18', () => {
     expect(sixteen?.medianBytesPerRead).toBeLessThanOrEqual(128 * 1024);
     expect(experiment.notes.join(' ')).toMatch(/indicative/);
     expect(one?.ratioToBaseline).toBe(1);
+    // PostgreSQL 18's EXPLAIN has no IO option: each run keeps that fact, never zeros for figures.
+    for (const run of experiment.runs) {
+      expect(run.explainIo).toEqual({ serverVersionNum: expect.any(Number), blockSize: 8192, nodes: null });
+      expect(run.explainIo?.serverVersionNum).toBeGreaterThanOrEqual(180000);
+      expect(run.explainIo?.serverVersionNum).toBeLessThan(190000);
+    }
+    const medians = explainIoMedians(experiment.runs.map((run) => run.explainIo));
+    expect(medians.kind).toBe('unsupported');
+    if (medians.kind === 'unsupported') {
+      expect(explainIoUnsupportedSentence(medians.serverVersionNum)).toBe(
+        'PostgreSQL 18 does not report per-node I/O figures; EXPLAIN IO is new in 19.',
+      );
+    }
   });
 
   it('restarts the embedded server per variant for sync vs worker and records io_method per run', async () => {
