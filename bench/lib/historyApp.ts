@@ -2,13 +2,13 @@ import path from 'node:path';
 import { buildApp } from '../../apps/server/src/app.ts';
 import type { HistoryCatalog } from '../../apps/server/src/history/historyReader.ts';
 import { HistoryStore } from '../../apps/server/src/history/historyStore.ts';
+import { DuckDbStoreEngine } from '../../apps/server/src/history/duckdbStoreEngine.ts';
 import { Recorder } from '../../apps/server/src/history/recorder.ts';
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
 } from '../../apps/server/src/config/recordingLimits.ts';
-import { StoreHistoryReader } from '../../apps/server/src/history/storeReader.ts';
 import type { BenchAioscope } from './aioscope.ts';
 import { BENCH_DATA_DIR, log, type Cleanups } from './common.ts';
 import { captureSample, seedHistoryStore, type SeededStore } from './historySeed.ts';
@@ -53,12 +53,16 @@ export async function startHistoryApp(
     `history-browser: seeded ${seeded.raw.frames} frames (${seeded.raw.rows} raw rows) and ${seeded.rollups.rows} 1 s roll-ups ` +
       `in ${(seeded.writeMs / 1000).toFixed(1)} s`,
   );
-  const store = await HistoryStore.start({ dir: STORE_DIR, limits: LIMITS, log: { info: log, warn: log } });
+  const store = await HistoryStore.start({
+    engine: new DuckDbStoreEngine(STORE_DIR),
+    limits: LIMITS,
+    log: { info: log, warn: log },
+  });
   cleanups.add('history-browser store', () => store.close());
   const recorder = new Recorder(app.monitor, store, app.monitor.summary());
   recorder.start(null);
   cleanups.add('history-browser recorder', () => recorder.stop());
-  const reader = new StoreHistoryReader(targetId, store, () => recorder.describe());
+  const reader = store.reader(targetId, () => recorder.describe());
   const history: HistoryCatalog = { get: (id) => (id === targetId ? reader : undefined) };
   const built = await buildApp({ monitors: app.running.monitors, history, webRoot: app.web.dir });
   cleanups.add('history-browser app', () => built.app.close());

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { LiveFrame } from '@aioscope/spec';
 import { HistoryStore } from '../../apps/server/src/history/historyStore.ts';
+import { DuckDbStoreEngine } from '../../apps/server/src/history/duckdbStoreEngine.ts';
 import { Recorder } from '../../apps/server/src/history/recorder.ts';
 import {
   DEFAULT_MAX_BYTES,
@@ -69,7 +70,11 @@ export async function runRecord(options: BenchOptions, parent: Cleanups): Promis
           monitor.start();
           await waitForFrame(monitor, 10_000);
           if (recording) {
-            store = await HistoryStore.start({ dir, limits: LIMITS, log: { info: log, warn: log } });
+            store = await HistoryStore.start({
+              engine: new DuckDbStoreEngine(dir),
+              limits: LIMITS,
+              log: { info: log, warn: log },
+            });
             recorder = new Recorder(monitor, store, monitor.summary());
             recorder.start(null);
           }

@@ -3,17 +3,17 @@ import path from 'node:path';
 import { rollupStepFor, type RollupAccumulator } from '@aioscope/core';
 import { MAX_ROLLUP_POINTS, type IoStatDelta, type LiveFrame } from '@aioscope/spec';
 import { HistoryStore } from '../../apps/server/src/history/historyStore.ts';
+import { DuckDbStoreEngine } from '../../apps/server/src/history/duckdbStoreEngine.ts';
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
   DEFAULT_ROLLUP_RETENTION_MS,
 } from '../../apps/server/src/config/recordingLimits.ts';
-import { StoreHistoryReader } from '../../apps/server/src/history/storeReader.ts';
 import type { ProcessesUpdate } from '../../apps/server/src/sampler/fastSampler.ts';
 import { SecondRollups } from '../../apps/server/src/history/secondRollups.ts';
 import { STORE_FILE, closeStoreFile, openStoreFile } from '../../apps/server/src/history/storeFile.ts';
-import { RAW_KIND } from '../../apps/server/src/history/storeSchema.ts';
-import { writeBatch, type PendingRow } from '../../apps/server/src/history/storeWriter.ts';
+import { RAW_KIND, type PendingRow } from '../../apps/server/src/history/storeEngine.ts';
+import { writeBatch } from '../../apps/server/src/history/storeWriter.ts';
 import { median } from './stats.ts';
 
 const LIMITS = { rawMs: DEFAULT_RAW_RETENTION_MS, rollupMs: DEFAULT_ROLLUP_RETENTION_MS, maxBytes: DEFAULT_MAX_BYTES };
@@ -108,12 +108,12 @@ async function storeBytes(dir: string): Promise<number> {
 
 async function timeReads(dir: string, from: number): Promise<HourOnDisk['reads']> {
   const store = await HistoryStore.start({
-    dir,
+    engine: new DuckDbStoreEngine(dir),
     limits: LIMITS,
     log: { info: () => undefined, warn: () => undefined },
   });
   try {
-    const reader = new StoreHistoryReader('bench', store, () => {
+    const reader = store.reader('bench', () => {
       throw new Error('not needed');
     });
     const timed = async (read: () => Promise<unknown>): Promise<number> => {

@@ -22,7 +22,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as prettier from 'prettier';
 import { REPO_ROOT } from '../src/config/config.ts';
-import { HistoryStore, storedDescription } from '../src/history/historyStore.ts';
+import { HistoryStore } from '../src/history/historyStore.ts';
+import { DuckDbStoreEngine } from '../src/history/duckdbStoreEngine.ts';
 import { MemoryHistory } from '../src/history/memoryHistory.ts';
 import { STORE_FILE } from '../src/history/storeFile.ts';
 import {
@@ -34,7 +35,6 @@ import {
   storeFixtureRecording,
 } from '../src/history/storeFixture.ts';
 import { STORE_VERSION } from '../src/history/storeMigrations.ts';
-import { StoreHistoryReader } from '../src/history/storeReader.ts';
 
 const { values } = parseArgs({
   options: { force: { type: 'boolean', default: false }, out: { type: 'string' } },
@@ -61,12 +61,16 @@ try {
   const copy = path.join(work, 'copy');
   await mkdir(copy);
   await copyFile(path.join(written, STORE_FILE), path.join(copy, STORE_FILE));
-  const store = await HistoryStore.start({ dir: copy, limits: STORE_FIXTURE_LIMITS, log: console });
+  const store = await HistoryStore.start({
+    engine: new DuckDbStoreEngine(copy),
+    limits: STORE_FIXTURE_LIMITS,
+    log: console,
+  });
   const fromStore = await readBack(
-    new StoreHistoryReader(STORE_FIXTURE_TARGET, store, () => {
+    store.reader(STORE_FIXTURE_TARGET, () => {
       throw new Error('describe() is the live recorder’s; the fixture reads the targets row');
     }),
-    () => storedDescription(store, STORE_FIXTURE_TARGET),
+    () => store.storedDescription(STORE_FIXTURE_TARGET),
     queries,
   );
   await store.close();

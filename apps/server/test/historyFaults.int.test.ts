@@ -4,6 +4,7 @@ import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../src/history/historyStore.ts';
+import { DuckDbStoreEngine } from '../src/history/duckdbStoreEngine.ts';
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
@@ -115,7 +116,7 @@ describe('history recording faults on a real PostgreSQL 18', () => {
     await writeFile(path.join(dir, STORE_FILE), 'this is not a DuckDB database'.repeat(1000));
     const warnings: string[] = [];
     const store = await HistoryStore.start({
-      dir,
+      engine: new DuckDbStoreEngine(dir),
       limits: LIMITS,
       log: { info: () => undefined, warn: (m) => warnings.push(m) },
     });

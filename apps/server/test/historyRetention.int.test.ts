@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyRetention } from '../src/history/retention.ts';
 import { closeStoreFile, openStoreFile, type OpenStore } from '../src/history/storeFile.ts';
-import { RAW_CHUNK_MS, RAW_KIND, rawChunkOf } from '../src/history/storeSchema.ts';
-import { writeBatch, type PendingRow } from '../src/history/storeWriter.ts';
+import { RAW_KIND, type PendingRow } from '../src/history/storeEngine.ts';
+import { RAW_CHUNK_MS, rawChunkOf } from '../src/history/storeSchema.ts';
+import { writeBatch } from '../src/history/storeWriter.ts';
 import { freshDataDir } from './support/historyTarget.ts';
 
 const HOUR = 3_600_000;

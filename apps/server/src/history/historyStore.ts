@@ -1,15 +1,9 @@
-import { stat } from 'node:fs/promises';
-import path from 'node:path';
-import type { DuckDBConnection } from '@duckdb/node-api';
-import type { RecordingState } from '@aioscope/spec';
 import type { Logger } from '../targets/resolveTarget.ts';
+import type { HistoryReader } from './historyReader.ts';
 import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
-import { applyRetention } from './retention.ts';
-import { STORE_FILE, closeStoreFile, errorText, openStoreFile, pauseReason, type OpenStore } from './storeFile.ts';
-import type { TargetDescription } from './storeReader.ts';
-import { chunkOfTable } from './storeSchema.ts';
-import { writeBatch, type PendingRow } from './storeWriter.ts';
+import type { PendingRow, RecordingStatus, StoreEngine, TargetDescription } from './storeEngine.ts';
+import { errorText, pauseReason } from './storeFile.ts';
 
 export const FLUSH_INTERVAL_MS = 500;
 export const RETRY_INTERVAL_MS = 2_000;
@@ -19,14 +13,9 @@ export const MAX_PENDING_ROWS = 12_000;
 const CLOSE_WAIT_MS = 5_000;
 const RETENTION_START_DELAY_MS = 10_000;
 
-export interface RecordingStatus {
-  state: RecordingState;
-  reason: string | null;
-}
-
 export interface HistoryStoreOptions {
-  /** `<data dir>/history` */
-  dir: string;
+  /** The store itself: DuckDbStoreEngine (the embedded file under the data folder) or another. */
+  engine: StoreEngine;
   limits: RecordingLimits;
   log: Logger;
   /** Recording paused (reason) or resumed (reason null, with the rows dropped meanwhile). */
@@ -35,16 +24,16 @@ export interface HistoryStoreOptions {
 }
 
 /**
- * The recorder's store: rows wait in a bounded in-memory batch and are written every 500 ms in one
- * transaction, off the sampler's path (the sampler only appends to an array). A failed open or
- * write pauses recording with the OS's reason, closes DuckDB (it may refuse further writes after
- * an I/O error) and retries every 2 s from the file; rows beyond the bound are dropped oldest first
- * and counted, so a stuck disk cannot grow memory without limit. A store it must not open (written
- * by a newer aioscope: StoreRefusedError) pauses recording for good, with what to do: it is never
- * retried, written, moved aside or read.
+ * The recorder's store, whatever engine keeps it: rows wait in a bounded in-memory batch and are
+ * written every 500 ms in one transaction, off the sampler's path (the sampler only appends to an
+ * array). A failed open or write pauses recording with the engine's reason, closes the engine (it
+ * may refuse further writes after an I/O error) and retries every 2 s; rows beyond the bound are
+ * dropped oldest first and counted, so a stuck disk or a lost server cannot grow memory without
+ * limit. A store it must not open (written by a newer aioscope: StoreRefusedError) pauses recording
+ * for good, with what to do: it is never retried, written, moved aside or read.
  */
 export class HistoryStore {
-  private open: OpenStore | null = null;
+  private opened = false;
   private pending: PendingRow[] = [];
   private status: RecordingStatus = { state: 'paused', reason: 'opening the history store' };
   private droppedRows = 0;
@@ -55,8 +44,6 @@ export class HistoryStore {
   private nextAttemptAt = 0;
   /** Not at start-up: dropping and checkpointing a large store would delay the first page. */
   private nextRetentionAt = Date.now() + RETENTION_START_DELAY_MS;
-  private readonly knownChunks = new Set<number>();
-  private reads: Promise<void> = Promise.resolve();
   private readonly timer: NodeJS.Timeout;
 
   private constructor(private readonly options: HistoryStoreOptions) {
@@ -75,6 +62,10 @@ export class HistoryStore {
     return this.options.limits;
   }
 
+  get engine(): StoreEngine {
+    return this.options.engine;
+  }
+
   recordingStatus(): RecordingStatus {
     return this.status;
   }
@@ -91,51 +82,29 @@ export class HistoryStore {
     }
   }
 
-  /**
-   * Runs a query on the read connection, one at a time (a DuckDB connection runs one statement at
-   * once); answers `closed` while the store is not open (recording paused, or the store refused).
-   * An open store is at STORE_VERSION with bodies of BODY_VERSION: openStoreFile refuses any other.
-   */
-  read<T>(query: (connection: DuckDBConnection) => Promise<T>, closed: T): Promise<T> {
-    const run = this.reads.then(() => {
-      const connection = this.open?.reader;
-      return connection === undefined ? closed : query(connection);
-    });
-    this.reads = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    return run;
+  /** One target's past; while recording is paused it reads as empty, and its extent says why. */
+  reader(targetId: string, describe: () => TargetDescription): HistoryReader {
+    return this.options.engine.reader(targetId, this, describe);
   }
 
-  /** Raw chunks in the store, oldest first. */
-  rawChunks(): number[] {
-    return [...this.knownChunks].sort((a, b) => a - b);
+  /** What the store said about a target when it was last recorded; null if never, or closed. */
+  storedDescription(targetId: string): Promise<TargetDescription | null> {
+    return this.options.engine.storedDescription(targetId);
   }
 
-  async bytesOnDisk(): Promise<number> {
-    const file = path.join(this.options.dir, STORE_FILE);
-    const sizes = await Promise.all(
-      [file, `${file}.wal`].map((name) =>
-        stat(name).then(
-          (s) => s.size,
-          () => 0,
-        ),
-      ),
-    );
-    return sizes.reduce((a, b) => a + b, 0);
+  bytesOnDisk(): Promise<number> {
+    return this.options.engine.bytesOnDisk();
   }
 
-  /** Writes what is pending (one last try) and closes DuckDB. */
+  /** Writes what is pending (one last try) and closes the engine. */
   async close(): Promise<void> {
     clearInterval(this.timer);
     // A write stuck on a dead disk must not hold up shutdown for ever.
     for (let waited = 0; this.busy && waited < CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));
     this.closed = true;
-    if (this.open !== null && this.pending.length > 0) await this.flush().catch(() => undefined);
-    await this.reads;
-    if (this.open !== null) closeStoreFile(this.open);
-    this.open = null;
+    if (this.opened && this.pending.length > 0) await this.flush().catch(() => undefined);
+    this.opened = false;
+    await this.options.engine.close();
   }
 
   /** One timer tick: (re)open when due, write the batch, apply retention when due. */
@@ -143,22 +112,20 @@ export class HistoryStore {
     if (this.busy || this.closed) return; // the previous write is still on the disk: rows wait
     this.busy = true;
     try {
-      if (this.open === null) {
+      if (!this.opened) {
         if (Date.now() < this.nextAttemptAt) return;
-        this.open = await openStoreFile(this.options.dir);
-        await this.listChunks(this.open.writer);
-        if (this.open.movedAside !== null) {
-          this.options.log.warn(
-            `history store could not be read; moved aside to ${this.open.movedAside}, starting a new one`,
-          );
+        const { movedAside, migrated } = await this.options.engine.open();
+        this.opened = true;
+        if (movedAside !== null) {
+          this.options.log.warn(`history store could not be read; moved aside to ${movedAside}, starting a new one`);
         }
-        this.logMigration(this.open.migrated);
+        this.logMigration(migrated);
       }
       await this.flush();
       if (this.status.state !== 'recording') this.setStatus({ state: 'recording', reason: null });
       if (Date.now() >= this.nextRetentionAt) {
         this.nextRetentionAt = Date.now() + RETENTION_INTERVAL_MS;
-        await applyRetention(this.open.writer, this.knownChunks, this.options.limits, Date.now());
+        await this.options.engine.applyRetention(this.options.limits, Date.now());
       }
     } catch (error) {
       this.fail(error);
@@ -168,11 +135,11 @@ export class HistoryStore {
   }
 
   private async flush(): Promise<void> {
-    if (this.open === null || this.pending.length === 0) return;
+    if (!this.opened || this.pending.length === 0) return;
     const rows = this.pending;
     this.pending = [];
     try {
-      await writeBatch(this.open.writer, rows, this.knownChunks);
+      await this.options.engine.write(rows);
     } catch (error) {
       this.pending = rows.concat(this.pending); // enqueue() bounds them again
       throw error;
@@ -180,10 +147,8 @@ export class HistoryStore {
   }
 
   private fail(error: unknown): void {
-    // Reads in flight finish first; later ones see the store closed and answer with nothing.
-    const open = this.open;
-    this.open = null;
-    if (open !== null) this.reads = this.reads.then(() => closeStoreFile(open));
+    this.opened = false;
+    void this.options.engine.close();
     const refused = error instanceof StoreRefusedError;
     // Nothing this process does makes a newer store readable; retrying would only open it again.
     this.nextAttemptAt = refused ? Infinity : Date.now() + RETRY_INTERVAL_MS;
@@ -221,29 +186,4 @@ export class HistoryStore {
       this.options.onRecordingChange?.(status, this.droppedRows);
     }
   }
-
-  private async listChunks(connection: DuckDBConnection): Promise<void> {
-    const result = await connection.runAndReadAll(
-      "SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'raw_%'",
-    );
-    this.knownChunks.clear();
-    for (const [name] of result.getRowsJS()) {
-      const chunk = chunkOfTable(String(name));
-      if (chunk !== null) this.knownChunks.add(chunk);
-    }
-  }
-}
-
-/** What the store said about a target when it was last recorded (its targets row); null if never, or closed. */
-export function storedDescription(
-  store: Pick<HistoryStore, 'read'>,
-  targetId: string,
-): Promise<TargetDescription | null> {
-  return store.read(async (connection) => {
-    const rows = (
-      await connection.runAndReadAll('SELECT description FROM targets WHERE target = $1', [targetId])
-    ).getRowsJS();
-    const json = rows[0]?.[0];
-    return typeof json === 'string' ? (JSON.parse(json) as TargetDescription) : null;
-  }, null);
 }

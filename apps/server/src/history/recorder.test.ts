@@ -4,7 +4,7 @@ import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { AuditCache } from '../metrics/auditCache.ts';
 import { MonitorEmitter } from '../sampler/monitorEvents.ts';
 import { Recorder } from './recorder.ts';
-import type { PendingRow } from './storeWriter.ts';
+import type { PendingRow } from './storeEngine.ts';
 
 const payloads = buildPayloads(recordedServers()[0] ?? raise('no recorded server'));
 const { server, capabilities } = payloads.summary;

@@ -10,8 +10,7 @@ import {
 } from './eventDerivation.ts';
 import type { HistoryStore } from './historyStore.ts';
 import { SecondRollups } from './secondRollups.ts';
-import type { TargetDescription } from './storeReader.ts';
-import { RAW_KIND } from './storeSchema.ts';
+import { RAW_KIND, type TargetDescription } from './storeEngine.ts';
 
 /** The target's settings audit as the recorder follows it (metrics/auditCache.ts, shared with /metrics). */
 export interface AuditFeed {

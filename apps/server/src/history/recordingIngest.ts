@@ -8,15 +8,8 @@ import { DEFAULT_RECORDING_LIMITS, type RecordingLimits } from './recordingFile.
 import { scanRecording, type RecordingRecord, type RecordingSink } from './recordingFileReader.ts';
 import { SecondRollups } from './secondRollups.ts';
 import { migrateStore } from './storeMigrations.ts';
-import {
-  RAW_KIND,
-  ROLLUP_MAX_COLUMNS,
-  ROLLUP_SUM_COLUMNS,
-  createRawTableSql,
-  rawChunkOf,
-  rawTableName,
-  type RawKind,
-} from './storeSchema.ts';
+import { RAW_KIND, type RawKind } from './storeEngine.ts';
+import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, createRawTableSql, rawChunkOf, rawTableName } from './storeSchema.ts';
 
 /**
  * Turns a recording file into a DuckDB database of the store's own tables, streaming: a line is

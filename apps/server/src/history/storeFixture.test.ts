@@ -5,11 +5,11 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { historyEventSchema, historyFramesSchema, rollupPointSchema } from '@aioscope/spec';
 import { REPO_ROOT } from '../config/config.ts';
-import { HistoryStore, storedDescription } from './historyStore.ts';
+import { HistoryStore } from './historyStore.ts';
+import { DuckDbStoreEngine } from './duckdbStoreEngine.ts';
 import { STORE_FILE } from './storeFile.ts';
 import { STORE_FIXTURE_LIMITS, STORE_FIXTURE_TARGET, queriesOf, readBack, type StoreReadBack } from './storeFixture.ts';
 import { STORE_VERSION, findStoreVersion, readStoreMeta } from './storeMigrations.ts';
-import { StoreHistoryReader } from './storeReader.ts';
 import { BODY_VERSION } from './storeSchema.ts';
 
 /**
@@ -25,6 +25,7 @@ const FIXTURES = [{ name: 'history-store-v1', writtenAt: { version: 1, unrecorde
 describe.each(FIXTURES)('the history store fixture $name', ({ name, writtenAt }) => {
   const fixture = path.join(REPO_ROOT, 'apps/server/test/fixtures', name);
   let dir: string;
+  let engine: DuckDbStoreEngine;
   let store: HistoryStore;
   let expected: StoreReadBack;
 
@@ -33,8 +34,9 @@ describe.each(FIXTURES)('the history store fixture $name', ({ name, writtenAt })
     // Opening migrates: the committed file itself is never opened for writing.
     dir = await mkdtemp(path.join(tmpdir(), `aioscope-${name}-`));
     await cp(fixture, dir, { recursive: true });
+    engine = new DuckDbStoreEngine(dir);
     store = await HistoryStore.start({
-      dir,
+      engine,
       limits: STORE_FIXTURE_LIMITS,
       log: { info: () => undefined, warn: () => undefined },
     });
@@ -58,10 +60,10 @@ describe.each(FIXTURES)('the history store fixture $name', ({ name, writtenAt })
 
   it('reads back exactly what it held: extent, frames, roll-ups, events and the target row', async () => {
     expect(store.recordingStatus()).toEqual({ state: 'recording', reason: null });
-    const reader = new StoreHistoryReader(STORE_FIXTURE_TARGET, store, () => {
+    const reader = store.reader(STORE_FIXTURE_TARGET, () => {
       throw new Error('describe() is the live recorder’s; the store’s is its targets row');
     });
-    const read = await readBack(reader, () => storedDescription(store, STORE_FIXTURE_TARGET), queriesOf(expected));
+    const read = await readBack(reader, () => store.storedDescription(STORE_FIXTURE_TARGET), queriesOf(expected));
     expect(read).toStrictEqual(expected);
     expect(read.frames.map((frames) => frames.frames.length)).toEqual([100, 30]);
     expect(read.frames[1]?.scansBefore).not.toBeNull();
@@ -78,7 +80,7 @@ describe.each(FIXTURES)('the history store fixture $name', ({ name, writtenAt })
   });
 
   it('is recorded at the current versions once opened', async () => {
-    const meta = await store.read((connection) => readStoreMeta(connection), null);
+    const meta = await engine.read((connection) => readStoreMeta(connection), null);
     expect(meta).toEqual({ storeVersion: STORE_VERSION, bodyVersion: BODY_VERSION });
   });
 });

@@ -10,11 +10,12 @@ import { MonitorEmitter } from '../sampler/monitorEvents.ts';
 import { INITIAL_WATCHED_STATE, observe } from './eventDerivation.ts';
 import type { HistoryReader } from './historyReader.ts';
 import { HistoryStore } from './historyStore.ts';
+import { DuckDbStoreEngine } from './duckdbStoreEngine.ts';
 import { Recorder } from './recorder.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
 import type { LoadedRecording } from './recordingFileReader.ts';
 import { SYNTHETIC_START, syntheticRecording } from './recordingFileFixture.ts';
-import type { TargetDescription } from './storeReader.ts';
+import type { TargetDescription } from './storeEngine.ts';
 import { RAW_CHUNK_MS, rawChunkOf } from './storeSchema.ts';
 
 /**
@@ -127,7 +128,7 @@ export async function readBack(
 export async function recordThroughStore(dir: string, recording: LoadedRecording): Promise<void> {
   const { header } = recording;
   const store = await HistoryStore.start({
-    dir,
+    engine: new DuckDbStoreEngine(dir),
     limits: STORE_FIXTURE_LIMITS,
     log: { info: () => undefined, warn: (message) => console.warn(message) },
   });

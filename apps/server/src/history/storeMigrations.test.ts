@@ -6,11 +6,11 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../config/config.ts';
 import { HistoryStore, RETRY_INTERVAL_MS } from './historyStore.ts';
+import { DuckDbStoreEngine } from './duckdbStoreEngine.ts';
 import type { Migration } from './migrations.ts';
 import { STORE_FILE, closeStoreFile, openStoreFile } from './storeFile.ts';
 import { STORE_FIXTURE_LIMITS, STORE_FIXTURE_TARGET } from './storeFixture.ts';
 import { STORE_MIGRATIONS, STORE_VERSION, findStoreVersion, readStoreMeta } from './storeMigrations.ts';
-import { StoreHistoryReader } from './storeReader.ts';
 import { BODY_VERSION, SCHEMA_SQL } from './storeSchema.ts';
 
 const FIXTURE_V1 = path.join(REPO_ROOT, 'apps/server/test/fixtures/history-store-v1');
@@ -88,7 +88,7 @@ describe('the history store’s version', () => {
   it('creates a new store at the current version by running the migrations in order from 0', async () => {
     const dir = await tempDir();
     const { info, log } = logged();
-    const store = await HistoryStore.start({ dir, limits: STORE_FIXTURE_LIMITS, log });
+    const store = await HistoryStore.start({ engine: new DuckDbStoreEngine(dir), limits: STORE_FIXTURE_LIMITS, log });
     await store.close();
     expect(store.recordingStatus()).toEqual({ state: 'recording', reason: null });
     expect(info).toEqual([`history store created at version ${STORE_VERSION}`]);
@@ -153,11 +153,11 @@ describe('the history store’s version', () => {
     const file = path.join(dir, STORE_FILE);
     expect(await withDuckdb(file, findStoreVersion)).toEqual({ version: 1, unrecorded: true });
     const { info, log } = logged();
-    const store = await HistoryStore.start({ dir, limits: STORE_FIXTURE_LIMITS, log });
+    const store = await HistoryStore.start({ engine: new DuckDbStoreEngine(dir), limits: STORE_FIXTURE_LIMITS, log });
     try {
       expect(store.recordingStatus()).toEqual({ state: 'recording', reason: null });
       expect(info).toEqual(['history store from before store versions adopted as version 1']);
-      const reader = new StoreHistoryReader(STORE_FIXTURE_TARGET, store, () => {
+      const reader = store.reader(STORE_FIXTURE_TARGET, () => {
         throw new Error('not asked');
       });
       const extent = await reader.extent();
@@ -184,7 +184,8 @@ describe('the history store’s version', () => {
         expect(Object.keys(before)).toEqual(keepWal ? [STORE_FILE, `${STORE_FILE}.wal`] : [STORE_FILE]);
 
         const { warn, log } = logged();
-        const store = await HistoryStore.start({ dir, limits: STORE_FIXTURE_LIMITS, log });
+        const engine = new DuckDbStoreEngine(dir);
+        const store = await HistoryStore.start({ engine, limits: STORE_FIXTURE_LIMITS, log });
         const reason =
           `history store is version ${STORE_VERSION + 2}, written by a newer aioscope; this one reads up to version ` +
           `${STORE_VERSION}: update aioscope, or start with another --data-dir`;
@@ -192,11 +193,11 @@ describe('the history store’s version', () => {
           expect(store.recordingStatus()).toEqual({ state: 'paused', reason });
           expect(warn).toEqual([`history recording paused: ${reason}; not retried`]);
           // Nothing is read from it either.
-          const reader = new StoreHistoryReader(STORE_FIXTURE_TARGET, store, () => {
+          const reader = store.reader(STORE_FIXTURE_TARGET, () => {
             throw new Error('not asked');
           });
           expect((await reader.extent()).raw).toBeNull();
-          expect(await store.read(() => Promise.resolve('read'), 'closed')).toBe('closed');
+          expect(await engine.read(() => Promise.resolve('read'), 'closed')).toBe('closed');
           store.enqueue({ table: 'event', target: 't', event: { t: 1, kind: 'connected', message: 'x' } });
           if (keepWal) {
             // Not retried: past the retry interval, still refused and untouched.
@@ -215,7 +216,11 @@ describe('the history store’s version', () => {
     const dir = await tempDir();
     await newerStore(dir, { store: STORE_VERSION, body: BODY_VERSION + 1 });
     const before = await filesOf(dir);
-    const store = await HistoryStore.start({ dir, limits: STORE_FIXTURE_LIMITS, log: logged().log });
+    const store = await HistoryStore.start({
+      engine: new DuckDbStoreEngine(dir),
+      limits: STORE_FIXTURE_LIMITS,
+      log: logged().log,
+    });
     await store.close();
     expect(store.recordingStatus()).toEqual({
       state: 'paused',
@@ -231,7 +236,11 @@ describe('the history store’s version', () => {
     closeStoreFile(await openStoreFile(dir));
     await bumpDuckdbStorageVersion(path.join(dir, STORE_FILE));
     const before = await filesOf(dir);
-    const store = await HistoryStore.start({ dir, limits: STORE_FIXTURE_LIMITS, log: logged().log });
+    const store = await HistoryStore.start({
+      engine: new DuckDbStoreEngine(dir),
+      limits: STORE_FIXTURE_LIMITS,
+      log: logged().log,
+    });
     await store.close();
     const { state, reason } = store.recordingStatus();
     expect(state).toBe('paused');
@@ -245,7 +254,7 @@ describe('the history store’s version', () => {
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, STORE_FILE), 'this is not a DuckDB database'.repeat(1000));
     const { warn, log } = logged();
-    const store = await HistoryStore.start({ dir, limits: STORE_FIXTURE_LIMITS, log });
+    const store = await HistoryStore.start({ engine: new DuckDbStoreEngine(dir), limits: STORE_FIXTURE_LIMITS, log });
     await store.close();
     expect(store.recordingStatus()).toEqual({ state: 'recording', reason: null });
     expect(warn.join('\n')).toMatch(/moved aside to .*\.corrupt-/);

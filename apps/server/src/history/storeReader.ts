@@ -11,17 +11,21 @@ import type {
   RollupPoint,
 } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
-import type { HistoryStore } from './historyStore.ts';
-import { RAW_KIND, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName } from './storeSchema.ts';
-
-export type TargetDescription = Awaited<ReturnType<HistoryReader['describe']>>;
+import { RAW_KIND, type StoreState, type TargetDescription } from './storeEngine.ts';
+import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName } from './storeSchema.ts';
 
 /**
- * What the reader needs of a store: its one-at-a-time read queue, its raw chunks and what extent
- * reports. The recorder's HistoryStore is one; an opened recording file's database is another
- * (recordingDatabases.ts), so a file is served by exactly the queries that serve the store.
+ * What the reader needs of a DuckDB database in the store's layout: a one-at-a-time read queue, its
+ * raw chunks and what extent reports. The recorder's DuckDB store is one (duckdbStoreEngine.ts); an
+ * opened recording file's database is another (recordingDatabases.ts), so a file is served by
+ * exactly the queries that serve the store.
  */
-export type StoreReads = Pick<HistoryStore, 'read' | 'rawChunks' | 'limits' | 'recordingStatus' | 'bytesOnDisk'>;
+export interface StoreReads extends StoreState {
+  /** Runs `query` when the queue reaches it; answers `closed` while the database is not open. */
+  read<T>(query: (connection: DuckDBConnection) => Promise<T>, closed: T): Promise<T>;
+  /** Raw chunks in the database, oldest first. */
+  rawChunks(): number[];
+}
 
 /** Chunks searched back for the scan map and processes table in force at a range's start. */
 const LOOKBACK_CHUNKS = 2;

@@ -17,10 +17,6 @@ export const RAW_CHUNK_MS = 10 * 60_000;
  */
 export const BODY_VERSION = 1;
 
-/** What a raw row holds; the number is stored (UTINYINT). */
-export const RAW_KIND = { frame: 0, ioDelta: 1, processes: 2 } as const;
-export type RawKind = (typeof RAW_KIND)[keyof typeof RAW_KIND];
-
 export const rawChunkOf = (t: number): number => Math.floor(t / RAW_CHUNK_MS);
 export const rawTableName = (chunk: number): string => `raw_${chunk}`;
 const RAW_TABLE_PATTERN = /^raw_(\d+)$/;

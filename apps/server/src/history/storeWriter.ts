@@ -1,21 +1,6 @@
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
-import type { RollupAccumulator } from '@aioscope/core';
-import type { HistoryEvent } from '@aioscope/spec';
-import {
-  ROLLUP_MAX_COLUMNS,
-  ROLLUP_SUM_COLUMNS,
-  createRawTableSql,
-  rawChunkOf,
-  rawTableName,
-  type RawKind,
-} from './storeSchema.ts';
-
-/** A row waiting in memory for the next batch. */
-export type PendingRow =
-  | { table: 'raw'; target: string; kind: RawKind; t: number; hasScans: boolean; body: string }
-  | { table: 'rollup'; target: string; acc: RollupAccumulator }
-  | { table: 'event'; target: string; event: HistoryEvent }
-  | { table: 'target'; target: string; description: string };
+import type { PendingRow } from './storeEngine.ts';
+import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, createRawTableSql, rawChunkOf, rawTableName } from './storeSchema.ts';
 
 /** Rows per INSERT statement: a few hundred parameters parse quickly and keep statements small. */
 const ROWS_PER_INSERT = 100;

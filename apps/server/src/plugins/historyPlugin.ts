@@ -2,10 +2,11 @@ import path from 'node:path';
 import fp from 'fastify-plugin';
 import type { HistoryEventKind, HistoryExtent, TargetSummary } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
-import { HistoryStore, storedDescription } from '../history/historyStore.ts';
+import { HistoryStore } from '../history/historyStore.ts';
+import { DuckDbStoreEngine } from '../history/duckdbStoreEngine.ts';
 import { Recorder } from '../history/recorder.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
-import { StoreHistoryReader, type TargetDescription } from '../history/storeReader.ts';
+import type { TargetDescription } from '../history/storeEngine.ts';
 import { followMonitors } from '../fleet/monitorRegistry.ts';
 import { sharedAuditCache } from '../metrics/auditCache.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
@@ -47,7 +48,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
     }
     const recorders = new Map<string, Recorder>();
     const store = await HistoryStore.start({
-      dir: path.join(options.dataDir, 'history'),
+      engine: new DuckDbStoreEngine(path.join(options.dataDir, 'history')),
       limits,
       log: options.log,
       onRecordingChange: (status, dropped) => {
@@ -61,7 +62,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
     const readers = new Map<string, HistoryReader>();
     // Targets added by a reload get a recorder; a removed one's recorder stops (its past stays readable).
     const record = async (monitor: TargetMonitor): Promise<void> => {
-      const previous = await storedDescription(store, monitor.id);
+      const previous = await store.storedDescription(monitor.id);
       if (app.monitors.get(monitor.id) !== monitor) return; // removed while the store answered
       // From the summary to the subscriptions without an await: no status change falls between.
       const recorder = new Recorder(monitor, store, monitor.summary(), sharedAuditCache(monitor));
@@ -71,7 +72,10 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       recorders.get(monitor.id)?.stop();
       recorders.set(monitor.id, recorder);
       recorderOf.set(monitor, recorder);
-      readers.set(monitor.id, new StoreHistoryReader(monitor.id, store, () => recorder.describe()));
+      readers.set(
+        monitor.id,
+        store.reader(monitor.id, () => recorder.describe()),
+      );
     };
     const recorderOf = new WeakMap<TargetMonitor, Recorder>();
     const starting = new Set<Promise<void>>();
