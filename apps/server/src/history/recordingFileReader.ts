@@ -21,6 +21,7 @@ import {
   formatMegabytes,
   type RecordingLimits,
 } from './recordingFile.ts';
+import { isCertainlyValidLine } from './recordingLineCheck.ts';
 
 /**
  * Reads a recording file, checking every line against the spec's schemas. Anything wrong refuses
@@ -55,6 +56,13 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** zod's verdict on a line the fast check did not vouch for: its output, or its first issue. */
+function parseLine(json: unknown, where: string): RecordingLine {
+  const parsed = recordingLineSchema.safeParse(json);
+  if (!parsed.success) throw new RecordingFileError(`corrupted: ${where}: ${describeIssue(parsed.error)}`);
+  return parsed.data;
 }
 
 /** Line 1: ours, a version this reader knows, then the full header schema. */
@@ -135,9 +143,7 @@ class RecordingParser {
     if (this.ended !== null) throw new RecordingFileError(`corrupted: ${where} follows the end record`);
     const json = parseJson(text);
     if (json === undefined) throw new RecordingFileError(`corrupted: ${where} is not JSON`);
-    const parsed = recordingLineSchema.safeParse(json);
-    if (!parsed.success) throw new RecordingFileError(`corrupted: ${where}: ${describeIssue(parsed.error)}`);
-    const record = parsed.data;
+    const record = isCertainlyValidLine(json) ? json : parseLine(json, where);
     if (record.k === 'end') {
       this.ended = record.counts;
       return;
