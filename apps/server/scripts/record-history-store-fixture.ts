@@ -31,6 +31,7 @@ import {
   STORE_FIXTURE_TARGET,
   readBack,
   recordThroughStore,
+  sameUpToRounding,
   storeFixtureQueries,
   storeFixtureRecording,
 } from '../src/history/storeFixture.ts';
@@ -53,7 +54,7 @@ const queries = storeFixtureQueries(recording);
 const work = await mkdtemp(path.join(tmpdir(), 'aioscope-store-fixture-'));
 try {
   const written = path.join(work, 'written');
-  await recordThroughStore(written, recording);
+  await recordThroughStore(new DuckDbStoreEngine(written), recording);
   const files = await readdir(written);
   assert.deepEqual(files, [STORE_FILE], 'the store closed cleanly: one file, no WAL');
 
@@ -102,18 +103,4 @@ try {
   );
 } finally {
   await rm(work, { recursive: true, force: true });
-}
-
-/** Deep equality, numbers within a relative 1e-12 (the last bits of a float sum's order). */
-function sameUpToRounding(a: unknown, b: unknown): boolean {
-  if (typeof a === 'number' && typeof b === 'number') {
-    return a === b || Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
-  }
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every(
-    (key) => key in b && sameUpToRounding((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
-  );
 }

@@ -10,12 +10,11 @@ import { MonitorEmitter } from '../sampler/monitorEvents.ts';
 import { INITIAL_WATCHED_STATE, observe } from './eventDerivation.ts';
 import type { HistoryReader } from './historyReader.ts';
 import { HistoryStore } from './historyStore.ts';
-import { DuckDbStoreEngine } from './duckdbStoreEngine.ts';
 import { Recorder } from './recorder.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
 import type { LoadedRecording } from './recordingFileReader.ts';
 import { SYNTHETIC_START, syntheticRecording } from './recordingFileFixture.ts';
-import type { TargetDescription } from './storeEngine.ts';
+import type { StoreEngine, TargetDescription } from './storeEngine.ts';
 import { RAW_CHUNK_MS, rawChunkOf } from './storeSchema.ts';
 
 /**
@@ -121,14 +120,14 @@ export async function readBack(
 }
 
 /**
- * Records `recording` into `<dir>/history.duckdb` as a running aioscope would: a Recorder on a
+ * Records `recording` into the engine's store as a running aioscope would: a Recorder on a
  * monitor's emitter, every frame, delta and processes table emitted in time order, the events
  * added with their times, then the recorder stopped and the store closed (which writes the rest).
  */
-export async function recordThroughStore(dir: string, recording: LoadedRecording): Promise<void> {
+export async function recordThroughStore(engine: StoreEngine, recording: LoadedRecording): Promise<void> {
   const { header } = recording;
   const store = await HistoryStore.start({
-    engine: new DuckDbStoreEngine(dir),
+    engine,
     limits: STORE_FIXTURE_LIMITS,
     log: { info: () => undefined, warn: (message) => console.warn(message) },
   });
@@ -163,4 +162,18 @@ export async function recordThroughStore(dir: string, recording: LoadedRecording
   }
   recorder.stop();
   await store.close();
+}
+
+/** Deep equality, numbers within a relative 1e-12 (the last bits of a float sum's order). */
+export function sameUpToRounding(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' && typeof b === 'number') {
+    return a === b || Math.abs(a - b) <= 1e-12 * Math.max(Math.abs(a), Math.abs(b));
+  }
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every(
+    (key) => key in b && sameUpToRounding((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+  );
 }

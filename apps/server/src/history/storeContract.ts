@@ -1,0 +1,195 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { emptyAccumulator } from '@aioscope/core';
+import { HistoryStore, RETRY_INTERVAL_MS } from './historyStore.ts';
+import { NewerStoreError } from './migrations.ts';
+import { RAW_KIND, type PendingRow, type StoreEngine } from './storeEngine.ts';
+import {
+  STORE_FIXTURE_LIMITS,
+  STORE_FIXTURE_TARGET,
+  readBack,
+  recordThroughStore,
+  sameUpToRounding,
+  storeFixtureQueries,
+  storeFixtureRecording,
+} from './storeFixture.ts';
+import { MemoryHistory } from './memoryHistory.ts';
+
+/**
+ * Test only: what every history store must do, whatever keeps it. Each store's test file calls
+ * describeStoreContract with a way to make a store of its kind; the embedded DuckDB store and the
+ * shared PostgreSQL one pass the same tests, so a feature built on HistoryStore works on both.
+ */
+
+/** One store of the kind under test, and the faults a test may cause in it. */
+export interface StoreUnderTest {
+  /** A new engine over this store, as a process started now would open it. */
+  engine(): StoreEngine;
+  /** Makes the store impossible to open (a folder that cannot be made, a server that refuses) until heal(). */
+  breakStore(): Promise<void>;
+  heal(): Promise<void>;
+  /** Leaves the store as a newer aioscope would: a schema version beyond this code's newest. */
+  makeNewer(): Promise<void>;
+  /** Changes whenever anything is written to the store: file contents, rows, the version record. */
+  fingerprint(): Promise<string>;
+  remove(): Promise<void>;
+}
+
+const QUIET = { info: (): void => undefined, warn: (): void => undefined };
+const HOUR = 3_600_000;
+
+function noDescribe(): never {
+  throw new Error('describe() is the live recorder’s; a store’s is its targets row');
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function rawFrameRow(target: string, t: number): PendingRow {
+  const frame = { t, note: `frame at ${t}` };
+  return { table: 'raw', target, kind: RAW_KIND.frame, t, hasScans: false, body: JSON.stringify(frame) };
+}
+
+export function describeStoreContract(kind: string, makeStore: (name: string) => Promise<StoreUnderTest>): void {
+  describe(`the history store contract: ${kind}`, { timeout: 60_000 }, () => {
+    const made: StoreUnderTest[] = [];
+    const fresh = async (name: string): Promise<StoreUnderTest> => {
+      const store = await makeStore(name);
+      made.push(store);
+      return store;
+    };
+    afterEach(async () => {
+      for (const store of made.splice(0)) await store.remove();
+    });
+
+    it('reads back exactly what the recorder wrote, as the recording answers in memory, after a restart', async () => {
+      const subject = await fresh('read-back');
+      const recording = storeFixtureRecording();
+      const queries = storeFixtureQueries(recording);
+      await recordThroughStore(subject.engine(), recording);
+      const memory = new MemoryHistory(STORE_FIXTURE_TARGET, recording);
+      const expected = await readBack(memory, () => memory.describe(), queries);
+      // Another process: nothing is served from what the writer held in memory.
+      const store = await HistoryStore.start({ engine: subject.engine(), limits: STORE_FIXTURE_LIMITS, log: QUIET });
+      try {
+        expect(store.recordingStatus()).toEqual({ state: 'recording', reason: null });
+        const read = await readBack(
+          store.reader(STORE_FIXTURE_TARGET, noDescribe),
+          () => store.storedDescription(STORE_FIXTURE_TARGET),
+          queries,
+        );
+        // A multi-second roll-up's means may differ in the last bits: the store adds per-second
+        // sums, memory adds per frame. Anything else shows as the full difference.
+        if (!sameUpToRounding(JSON.parse(JSON.stringify(read)), JSON.parse(JSON.stringify(expected)))) {
+          expect(read).toStrictEqual(expected);
+        }
+        expect(read.frames.map((frames) => frames.frames.length)).toEqual([100, 30]);
+        expect(read.frames[1]?.scansBefore).not.toBeNull();
+        expect(await store.storedDescription('never-recorded')).toBeNull();
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('keeps raw samples and roll-ups for their own ages, dropping older ones and nothing newer', async () => {
+      const subject = await fresh('retention');
+      const engine = subject.engine();
+      await engine.open();
+      const now = Date.UTC(2026, 11, 2, 12);
+      const old = now - 3 * HOUR;
+      const recent = now - 5 * 60_000;
+      const rollup = (t: number): PendingRow => ({
+        table: 'rollup',
+        target: 'a',
+        acc: { ...emptyAccumulator(t), frames: 20, readsSum: 40, readsMax: 3 },
+      });
+      const event = (t: number): PendingRow => ({
+        table: 'event',
+        target: 'a',
+        event: { t, kind: 'connected', message: `at ${t}` },
+      });
+      try {
+        await engine.write([
+          rawFrameRow('a', old),
+          rawFrameRow('a', recent),
+          rollup(now - 3 * 24 * HOUR),
+          rollup(recent),
+          event(now - 3 * 24 * HOUR),
+          event(recent),
+        ]);
+        const limits = { rawMs: HOUR, rollupMs: 24 * HOUR, maxBytes: 1024 ** 3 };
+        const outcome = await engine.applyRetention(limits, now);
+        expect(outcome.usedBytes).toBeGreaterThan(0);
+        const state = { limits, recordingStatus: () => ({ state: 'recording' as const, reason: null }) };
+        const reader = engine.reader('a', { ...state, bytesOnDisk: () => engine.bytesOnDisk() }, noDescribe);
+        const all = { from: now - 30 * 24 * HOUR, to: now };
+        const raw = { from: old - 1, to: now };
+        expect((await reader.frames(raw)).frames.map((frame) => frame.t)).toEqual([recent]);
+        expect((await reader.rollups(all, 1_000)).map((point) => point.t)).toEqual([recent]);
+        expect((await reader.events(all)).map((e) => e.t)).toEqual([recent]);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it('pauses with the reason while the store cannot be opened, keeps what arrives, resumes and writes it', async () => {
+      const subject = await fresh('paused');
+      await subject.breakStore();
+      const changes: string[] = [];
+      const store = await HistoryStore.start({
+        engine: subject.engine(),
+        limits: { ...STORE_FIXTURE_LIMITS },
+        log: QUIET,
+        onRecordingChange: (status) => changes.push(status.state),
+      });
+      try {
+        const paused = store.recordingStatus();
+        expect(paused.state).toBe('paused');
+        expect(paused.reason).not.toBe('');
+        const reader = store.reader('a', noDescribe);
+        expect((await reader.extent()).recording).toEqual(paused);
+        const t = Date.now();
+        store.enqueue(rawFrameRow('a', t));
+        await subject.heal();
+        await waitFor(
+          () => store.recordingStatus().state === 'recording',
+          'recording to resume',
+          RETRY_INTERVAL_MS * 4,
+        );
+        await waitFor(async () => (await reader.extent()).raw !== null, 'the held frame to be written');
+        expect((await reader.frames({ from: t, to: t + 1 })).frames).toEqual([{ t, note: `frame at ${t}` }]);
+        expect(changes).toEqual(['paused', 'recording']);
+      } finally {
+        await store.close();
+      }
+    });
+
+    it('refuses a store a newer aioscope wrote, naming both versions, and writes nothing to it', async () => {
+      const subject = await fresh('newer');
+      const engine = subject.engine();
+      await engine.open();
+      await engine.close();
+      await subject.makeNewer();
+      const before = await subject.fingerprint();
+      await expect(subject.engine().open()).rejects.toBeInstanceOf(NewerStoreError);
+      const store = await HistoryStore.start({ engine: subject.engine(), limits: STORE_FIXTURE_LIMITS, log: QUIET });
+      try {
+        const status = store.recordingStatus();
+        expect(status.state).toBe('paused');
+        expect(status.reason).toMatch(/is version \d+, written by a newer aioscope; this one reads up to version \d+/);
+        store.enqueue(rawFrameRow('a', Date.now()));
+        await sleep(RETRY_INTERVAL_MS + 600);
+        expect(store.recordingStatus()).toEqual(status);
+      } finally {
+        await store.close();
+      }
+      expect(await subject.fingerprint()).toBe(before);
+    });
+  });
+}
