@@ -1,6 +1,6 @@
 import { parseConfig, type AppConfig } from '../../apps/server/src/config/config.ts';
 import type { DemoTableInfo } from '../../apps/server/src/demo/demoTable.ts';
-import { startAioscope, type RunningAioscope } from '../../apps/server/src/server.ts';
+import { startAioscope, type RunningAioscope } from '../../apps/server/src/app/server.ts';
 import type { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
 import type { LiveFrame } from '@aioscope/spec';
 import { BENCH_DATA_DIR, BENCH_TABLE_MB, log, sleep, withTimeout, type Cleanups } from './common.ts';

@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import { WEB_ROOT } from '../../apps/server/src/server.ts';
+import { WEB_ROOT } from '../../apps/server/src/app/server.ts';
 import { BENCH_DATA_DIR, log, sleep } from './common.ts';
 
 /** A copy of apps/web/dist taken once per aioscope start: what every page of that run loads. */

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { buildApp } from '../../apps/server/src/app.ts';
+import { buildApp } from '../../apps/server/src/app/app.ts';
 import type { HistoryCatalog } from '../../apps/server/src/history/historyReader.ts';
 import { HistoryStore } from '../../apps/server/src/history/historyStore.ts';
 import { DuckDbStoreEngine } from '../../apps/server/src/history/duckdbStoreEngine.ts';

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../../apps/server/src/app.ts';
+import { buildApp } from '../../apps/server/src/app/app.ts';
 import { OpenedRecordings } from '../../apps/server/src/history/openedRecordings.ts';
 import { SYNTHETIC_START, syntheticHistory } from '../../apps/server/src/history/recordingFileFixture.ts';
 import { writeRecordingFile } from '../../apps/server/src/history/recordingFileWriter.ts';

@@ -6,7 +6,7 @@
  *                beside itself (history/openedRecordings.ts)
  *   dist/web/    the dashboard, built from apps/web straight into the package, so a pack never
  *                rewrites the apps/web/dist that `npm start` and the e2e tests serve
- * src/webRoot.ts finds dist/web beside the bundle.
+ * src/app/webRoot.ts finds dist/web beside the bundle.
  */
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';

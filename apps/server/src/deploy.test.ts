@@ -16,7 +16,7 @@ import { DockerfileParser, type Instruction } from 'dockerfile-ast';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { buildApp } from './app.ts';
+import { buildApp } from './app/app.ts';
 import { REPO_ROOT } from './config/config.ts';
 
 const DOCKER_COMPOSE = '/usr/bin/docker-compose';

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Server as SocketServer } from 'socket.io';
 import type { IoStatDelta, LiveFrame, TargetStatus } from '@aioscope/spec';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { queuedPackets as meteredQueue } from '../src/live/queueMeter.ts';
 import { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';

@@ -13,7 +13,7 @@ import {
 } from '@aioscope/spec';
 import { parseConfig } from '../src/config/config.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
-import { startAioscope, type RunningAioscope } from '../src/server.ts';
+import { startAioscope, type RunningAioscope } from '../src/app/server.ts';
 import { runCli } from './support/cliProcess.ts';
 import { startDebianPostgres, type DebianPostgres } from './support/debianPostgres.ts';
 import { sleep, waitUntil } from './support/polling.ts';

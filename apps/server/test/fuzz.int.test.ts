@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Server as SocketServer } from 'socket.io';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import {
   headerSafe,

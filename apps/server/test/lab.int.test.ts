@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { labExperimentListSchema, labInfoSchema, type LabExperiment, type LabExperimentInput } from '@aioscope/spec';
 import { explainIoMedians, explainIoUnsupportedSentence } from '@aioscope/core';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type pg from 'pg';
 import { labTableName } from '@aioscope/core';
 import { labExperimentRecordSchema, labInfoSchema, type LabExperimentInput } from '@aioscope/spec';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { LabService } from '../src/lab/labService.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import type { TargetDefinition } from '../src/targets/target.ts';

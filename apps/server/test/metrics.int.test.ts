@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type pg from 'pg';
 import { DEMO_TABLE } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
-import { buildApp } from '../src/app.ts';
+import { buildApp } from '../src/app/app.ts';
 import { REPO_ROOT } from '../src/config/config.ts';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
-import { buildApp } from '../app.ts';
+import { buildApp } from '../app/app.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import { ReplaySource } from './replaySource.ts';
 

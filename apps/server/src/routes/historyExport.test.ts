@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { csvRow } from '@aioscope/core';
 import { historyFramesSchema, openedRecordingSchema, targetListSchema } from '@aioscope/spec';
-import { buildApp } from '../app.ts';
+import { buildApp } from '../app/app.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from '../history/recordingFileFixture.ts';
 import { readRecording } from '../history/recordingFileReader.ts';
 import { FRAME_CSV_HEADER, ROLLUP_CSV_HEADER } from './historyCsv.ts';

@@ -8,7 +8,7 @@ import {
   historyFramesSchema,
   historyRollupsSchema,
 } from '@aioscope/spec';
-import { buildApp } from '../app.ts';
+import { buildApp } from '../app/app.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from '../history/recordingFileFixture.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
 

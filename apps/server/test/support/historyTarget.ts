@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseConfig, type AppConfig } from '../../src/config/config.ts';
 import type { EmbeddedPostgresServer } from '../../src/postgres/embeddedPostgres.ts';
 import type { HistoryReader } from '../../src/history/historyReader.ts';
-import { startAioscope, type RunningAioscope } from '../../src/server.ts';
+import { startAioscope, type RunningAioscope } from '../../src/app/server.ts';
 import { TEST_DATA_ROOT } from './testPostgres.ts';
 
 /** A connection URL for --db, as a user would type it. */

@@ -1,14 +1,16 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import closeWithGrace from 'close-with-grace';
 import Fastify from 'fastify';
 import { RECORDING_EXTENSION } from '@aioscope/spec';
-import { aioscopeApp, fastifyOptions } from '../app.ts';
+import { aioscopeApp, fastifyOptions } from '../app/app.ts';
 import { DEFAULT_PORT } from '../config/config.ts';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
-import { WEB_ROOT } from '../webRoot.ts';
-import { OpenedRecordings } from './openedRecordings.ts';
-import { DEFAULT_RECORDING_LIMITS, RecordingFileError, formatMegabytes } from './recordingFile.ts';
+import { WEB_ROOT } from '../app/webRoot.ts';
+import { OpenedRecordings } from '../history/openedRecordings.ts';
+import { DEFAULT_RECORDING_LIMITS, RecordingFileError, formatMegabytes } from '../history/recordingFile.ts';
+import { SHUTDOWN_GRACE_MS, consoleLog as log } from './console.ts';
 
 /** Beside a live aioscope on its default port, so "open the file a colleague sent" just works. */
 export const OPEN_DEFAULT_PORT = DEFAULT_PORT + 1;
@@ -127,4 +129,31 @@ export async function openRecordingFile(options: OpenOptions): Promise<OpenedSer
     file: options.file,
     close: () => (closed ??= app.close()),
   };
+}
+
+/** `open FILE`: a recording served with no database; exit 2 for a bad file or bad flags. */
+export async function runOpenCommand(argv: string[]): Promise<number | null> {
+  const options = parseOpenArgs(argv, process.env);
+  if (options === 'help') {
+    process.stdout.write(OPEN_HELP_TEXT);
+    return 0;
+  }
+  if (typeof options === 'string') {
+    console.error(`aioscope open: ${options} (see open --help)`);
+    return 2;
+  }
+  try {
+    const opened = await openRecordingFile(options);
+    closeWithGrace({ delay: SHUTDOWN_GRACE_MS }, async ({ signal, err }) => {
+      if (err !== undefined) console.error(`aioscope: fatal: ${err.stack ?? err.message}`);
+      else log.info(`${signal ?? 'exit'}: shutting down ...`);
+      await opened.close();
+    });
+    log.info(`recording ${options.file} at ${opened.url}  (Ctrl-C stops)`);
+    return null;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`aioscope open: ${options.file}: ${message}`);
+    return error instanceof RecordingFileError ? 2 : 1;
+  }
 }

@@ -20,7 +20,7 @@ describe('findWebRoot', () => {
 
   it("serves the repository's apps/web/dist when run from the sources", () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'aioscope-webroot-'));
-    const source = pathToFileURL(path.join(root, 'apps/server/src/webRoot.ts')).href;
+    const source = pathToFileURL(path.join(root, 'apps/server/src/app/webRoot.ts')).href;
     expect(findWebRoot(source)).toBe(path.join(root, 'apps/web/dist'));
   });
 

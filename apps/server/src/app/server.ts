@@ -1,20 +1,21 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { aioscopeApp, fastifyOptions } from './app.ts';
-import type { AppConfig } from './config/config.ts';
-import type { HistoryCatalog } from './history/historyReader.ts';
-import type { LabService } from './lab/labService.ts';
-import { demoPlugin } from './plugins/demoPlugin.ts';
-import type { EmbeddedPostgresServer } from './postgres/embeddedPostgres.ts';
-import { historyPlugin } from './plugins/historyPlugin.ts';
-import { labPlugin } from './plugins/labPlugin.ts';
-import { monitorsPlugin } from './plugins/monitorsPlugin.ts';
-import { targetPlugin } from './plugins/targetPlugin.ts';
-import type { TargetMonitor } from './sampler/targetMonitor.ts';
-import type { Logger } from './system/logger.ts';
-import { StartupError } from './targets/resolveTarget.ts';
+import type { AppConfig } from '../config/config.ts';
+import type { HistoryCatalog } from '../history/historyReader.ts';
+import type { LabService } from '../lab/labService.ts';
+import { demoPlugin } from '../plugins/demoPlugin.ts';
+import type { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
+import { historyPlugin } from '../plugins/historyPlugin.ts';
+import { labPlugin } from '../plugins/labPlugin.ts';
+import { monitorsPlugin } from '../plugins/monitorsPlugin.ts';
+import { targetPlugin } from '../plugins/targetPlugin.ts';
+import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import type { Logger } from '../system/logger.ts';
+import { StartupError } from '../targets/resolveTarget.ts';
 import { WEB_ROOT } from './webRoot.ts';
 
-export { StartupError, type Logger } from './targets/resolveTarget.ts';
+export { StartupError } from '../targets/resolveTarget.ts';
+export type { Logger } from '../system/logger.ts';
 export { WEB_ROOT } from './webRoot.ts';
 
 export interface RunningAioscope {

@@ -3,7 +3,7 @@ import { formatLabRunLine, labSummaryToMarkdown, plural } from '@aioscope/core';
 import { DEFAULT_DATA_DIR } from '../config/config.ts';
 import { StartupError, resolveTarget, type ResolvedTarget } from '../targets/resolveTarget.ts';
 import { LAB_HELP, parseLabArgs } from './labArgs.ts';
-import { LabService } from './labService.ts';
+import { LabService } from '../lab/labService.ts';
 
 /** How often progress is printed while an experiment runs. */
 const PROGRESS_INTERVAL_MS = 500;
