@@ -1,5 +1,4 @@
-import { useCallback, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { LiveFrame } from '@aioscope/spec';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useHistoryExtent } from './api/history.ts';
 import { OverviewPage } from './fleet/OverviewPage.tsx';
 import { TargetSwitcher } from './fleet/TargetSwitcher.tsx';
@@ -17,9 +16,9 @@ import { useOpenRecording, useOpenRecordingsOnLive } from './history/useOpenReco
 import { useTimeTravel } from './history/useTimeTravel.ts';
 import { useViewLocation } from './history/useViewLocation.ts';
 import { WindowTextContext, windowTextOf } from './history/windowText.ts';
-import { summarizeLiveWindow } from '@aioscope/core';
+import { WindowSummarizer } from '@aioscope/core';
 import { useTargets } from './api/targets.ts';
-import { LiveStore, WINDOW_MS } from './live/liveStore.ts';
+import { WINDOW_MS } from './live/liveStore.ts';
 import { useBucketClock } from './live/useBucketClock.ts';
 import { useLiveTarget } from './live/useLiveTarget.ts';
 import { AuditPanel } from './panels/AuditPanel.tsx';
@@ -47,10 +46,6 @@ function bucketMsFor(sampleRateHz: number): number {
   return Math.max(500, Math.ceil(1000 / sampleRateHz));
 }
 
-/** A store that never changes: the live clock's input while a past range is on screen. */
-const IDLE_STORE = new LiveStore();
-const NO_FRAMES: LiveFrame[] = [];
-
 export function App(): ReactNode {
   const targets = useTargets();
   const [location, setLocation] = useViewLocation();
@@ -75,7 +70,8 @@ export function App(): ReactNode {
   const time = useTimeTravel(location, setLocation, targetId, sampleRateHz);
   const live = time.view.mode === 'live';
   // While a past range is shown, the live clock only keeps the header's ages current.
-  const { browserNow, domainEnd } = useBucketClock(live ? liveStore : IDLE_STORE, bucketMs);
+  const clock = useBucketClock(liveStore, bucketMs, live);
+  const { browserNow, domainEnd } = clock;
   const extent = useHistoryExtent(targetId);
   const openFile = useOpenRecording((opened) =>
     setLocation({
@@ -101,26 +97,26 @@ export function App(): ReactNode {
 
   const past = time.past;
   const store = past?.store ?? liveStore;
-  const serverNow = past !== null ? (time.at ?? 0) : liveStore.serverNow(browserNow);
+  const serverNow = past !== null ? (time.at ?? 0) : clock.serverNow;
   const liveDomain = useMemo<[number, number]>(() => [domainEnd - WINDOW_MS, domainEnd], [domainEnd]);
   const domain = past?.domain ?? liveDomain;
   const shownBucketMs = past?.bucketMs ?? bucketMs;
-  // The window ends where the charts do, at the last complete bucket, so figures and charts agree.
-  // A new array per clock tick on purpose: the store mutates in place.
-  const liveFrames = useMemo(
-    () => (live ? liveStore.frames.filter((frame) => frame.t >= liveDomain[0] && frame.t < liveDomain[1]) : NO_FRAMES),
-    [live, liveStore, liveDomain],
-  );
-  const frames = past?.frames ?? liveFrames;
-  const summary = useMemo(() => summarizeLiveWindow(frames), [frames]);
-  const deltas = past !== null ? past.deltas : liveStore.deltas.slice();
+  // The live window ends where the charts do, at the last complete bucket, so figures and charts agree.
+  const frames = past?.frames ?? clock.frames;
+  // Kept for the page's lifetime: it holds each bucket's sums, so a new bucket adds its own frames only.
+  const [summarizer] = useState(() => new WindowSummarizer());
+  const summary = useMemo(() => summarizer.summarize(frames, shownBucketMs), [summarizer, frames, shownBucketMs]);
+  const deltas = past?.deltas ?? clock.deltas;
   const latest = frames[frames.length - 1];
-  const processRows = store.processRows;
+  const processRows = past?.processRows ?? clock.processRows;
+  const scans = past?.scans ?? clock.scans;
   const longRange = time.view.mode === 'range' && !readsRawFrames(time.view);
   // Stable across renders: every time chart reads it from context, and a new function would
-  // re-render each of them at every bucket.
+  // re-render each of them at every bucket. Written after the commit, never while rendering.
   const setViewRef = useRef(time.setView);
-  setViewRef.current = time.setView;
+  useLayoutEffect(() => {
+    setViewRef.current = time.setView;
+  });
   const selectRange = useCallback(
     (from: number, to: number): void =>
       setViewRef.current({
@@ -173,7 +169,7 @@ export function App(): ReactNode {
               </a>
               <Header
                 target={target}
-                store={liveStore}
+                connection={clock.connection}
                 now={browserNow}
                 theme={theme}
                 onToggleTheme={toggleTheme}
@@ -194,10 +190,7 @@ export function App(): ReactNode {
                 extent={extent.data}
                 extentError={extent.error?.message ?? null}
                 // A recording file has no live edge: its presets end where the file does.
-                serverNow={
-                  target?.recording?.to ??
-                  (live ? liveStore.serverNow(browserNow) : Date.now() - liveStore.clockOffsetMs)
-                }
+                serverNow={target?.recording?.to ?? clock.serverNow}
                 at={time.at ?? domainEnd}
                 playing={time.playing}
                 onView={time.setView}
@@ -236,11 +229,12 @@ export function App(): ReactNode {
                   <main className="panels" id="live" tabIndex={-1}>
                     <InflightPanel
                       frames={frames}
+                      summary={summary}
                       domain={domain}
                       bucketMs={shownBucketMs}
                       target={target}
                       store={store}
-                      stale={past === null && liveStore.isStale(browserNow)}
+                      stale={past === null && clock.stale}
                     />
                     <BytesPerReadPanel
                       frames={frames}
@@ -261,7 +255,7 @@ export function App(): ReactNode {
                   <section className="panels panels-wide">
                     <ScanMapPanel
                       hasSample={latest !== undefined}
-                      scans={store.scans}
+                      scans={scans}
                       target={target}
                       selectedPid={selectedPid}
                       onSelectPid={setSelectedPid}
@@ -295,7 +289,7 @@ export function App(): ReactNode {
               {hasLive ? (
                 <>
                   <section className="panels panels-wide">
-                    <AuditPanel target={target} connected={liveStore.serverReachable()} />
+                    <AuditPanel target={target} connected={clock.reachable} />
                   </section>
                   <section className="panels panels-wide">
                     <LabPanel target={target} />

@@ -8,6 +8,8 @@ export interface LiveWindowSummary {
   /** Mean size of the distinct reads first seen in the window (pg_aios length), bytes; null if none. */
   liveBytesPerRead: number | null;
   distinctReads: number;
+  /** The distinct reads by size in blocks (pg_aios handle_data_len), each counted in the frame that first saw it. */
+  readsByBlocks: ReadonlyMap<number, number>;
   /** Mean reads in flight per sample. */
   meanInflightReads: number | null;
   /** Most reads in flight in one sample; null without a sample of pg_aios. */
@@ -24,6 +26,7 @@ interface WindowTally {
   frames: number;
   readCount: number;
   readBytes: number;
+  readsByBlocks: Map<number, number>;
   inflightSum: number;
   inflightFrames: number;
   inflightPeak: number;
@@ -36,6 +39,7 @@ function tallyOf(frames: readonly LiveFrame[]): WindowTally {
     frames: frames.length,
     readCount: 0,
     readBytes: 0,
+    readsByBlocks: new Map(),
     inflightSum: 0,
     inflightFrames: 0,
     inflightPeak: 0,
@@ -46,6 +50,9 @@ function tallyOf(frames: readonly LiveFrame[]): WindowTally {
     if (frame.newReads !== null) {
       tally.readCount += frame.newReads.count;
       tally.readBytes += frame.newReads.bytes;
+      for (const [blocks, count] of Object.entries(frame.newReads.blocksHistogram)) {
+        tally.readsByBlocks.set(Number(blocks), (tally.readsByBlocks.get(Number(blocks)) ?? 0) + count);
+      }
     }
     if (frame.inflight !== null) {
       tally.inflightSum += frame.inflight.total.count;
@@ -73,12 +80,15 @@ function summaryOf(tallies: readonly WindowTally[]): LiveWindowSummary {
   let inflightSum = 0;
   let inflightFrames = 0;
   let inflightPeak = 0;
+  const readsByBlocks = new Map<number, number>();
   const workers = emptyTally();
   const byWorker = new Map<number, BusyTally>();
   for (const tally of tallies) {
     frames += tally.frames;
     readCount += tally.readCount;
     readBytes += tally.readBytes;
+    for (const [blocks, count] of tally.readsByBlocks)
+      readsByBlocks.set(blocks, (readsByBlocks.get(blocks) ?? 0) + count);
     inflightSum += tally.inflightSum;
     inflightFrames += tally.inflightFrames;
     inflightPeak = Math.max(inflightPeak, tally.inflightPeak);
@@ -95,6 +105,7 @@ function summaryOf(tallies: readonly WindowTally[]): LiveWindowSummary {
     frames,
     liveBytesPerRead: readCount > 0 ? readBytes / readCount : null,
     distinctReads: readCount,
+    readsByBlocks,
     meanInflightReads: inflightFrames > 0 ? inflightSum / inflightFrames : null,
     peakInflightReads: inflightFrames > 0 ? inflightPeak : null,
     inflightSamples: inflightFrames,

@@ -18,7 +18,7 @@ export type { ReferenceMark } from './referenceLines.ts';
 export type { HoverValue, Series } from './timeSeriesLayers.ts';
 
 export interface TimeSeriesChartProps {
-  rows: BucketRow[];
+  rows: readonly BucketRow[];
   series: Series[];
   kind: 'stackedArea' | 'line';
   /** [from, to] on the server's clock, epoch ms. */

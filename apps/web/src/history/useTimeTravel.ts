@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { MAX_RAW_RANGE_MS, type HistoryFrames, type IoStatDelta, type LiveFrame } from '@aioscope/spec';
+import { MAX_RAW_RANGE_MS, type HistoryFrames, type IoStatDelta, type LiveFrame, type ScanView } from '@aioscope/spec';
 import { useHistoryFrames } from '../api/history.ts';
 import type { TimeAxis } from '../charts/timeSeriesLayers.ts';
-import { LiveStore, WINDOW_MS } from '../live/liveStore.ts';
-import { PROCESS_KEEP_MS } from '../live/stableProcesses.ts';
+import { LiveStore, momentProcessRows, WINDOW_MS } from '../live/liveStore.ts';
+import { PROCESS_KEEP_MS, type ProcessRow } from '../live/stableProcesses.ts';
 import { firstAfter, firstAtOrAfter, itemsIn, momentOf, stepMoment } from './momentOf.ts';
 import {
   bucketMsForRange,
@@ -24,8 +24,11 @@ export type RangeView = Extract<TimeView, { mode: 'range' }>;
 /** What the panels draw for a past range with every sample (15 minutes or less). */
 export interface PastView {
   view: RangeView;
-  /** The store the panels read: the moment's frames, scan map and processes (LiveStore.showMoment). */
+  /** The moment's store, for what follows it per sample: the strip and the "now" figures (LiveStore.showMoment). */
   store: LiveStore;
+  /** The moment's scan map and processes table, in the same render as its charts. */
+  scans: readonly ScanView[];
+  processRows: readonly ProcessRow[];
   frames: readonly LiveFrame[];
   /** The frames up to the moment: the verdicts and "now" figures are about it, not the range's end. */
   momentFrames: readonly LiveFrame[];
@@ -152,20 +155,27 @@ export function useTimeTravel(
   }, [playing, replaySpeed]);
 
   const sampleIntervalMs = 1000 / (sampleRateHz || 20);
+  // The moment's instant views (scan map, processes, the store the strip reads), computed with the
+  // charts' frames so that one render draws one moment.
+  const moment = useMemo(() => {
+    if (range === null || data === null) return null;
+    const read = momentOf(data, range.at - WINDOW_MS, range.at, PROCESS_KEEP_MS);
+    return { read, at: range.at, processRows: momentProcessRows(read) };
+  }, [range, data]);
   const past = useMemo((): PastView | null => {
-    if (range === null || data === null || range.to - range.from > MAX_RAW_RANGE_MS) return null;
+    if (range === null || data === null || moment === null || range.to - range.from > MAX_RAW_RANGE_MS) return null;
+    const instant = { view: range, store, scans: moment.read.scans, processRows: moment.processRows };
     if (range.speed !== null) {
       // A replay looks like the live view did at that moment: a window ending at the playhead.
       const { windowMs, bucketMs } = replayWindow(range.speed, sampleIntervalMs);
       const domain: [number, number] = [range.at - windowMs, range.at];
       const frames = data.frames.slice(firstAtOrAfter(data.frames, domain[0]), firstAfter(data.frames, range.at));
       const deltas = data.ioDeltas.slice(firstAtOrAfter(data.ioDeltas, domain[0]), firstAfter(data.ioDeltas, range.at));
-      return { view: range, store, frames, momentFrames: frames, deltas, domain, bucketMs, axis: 'replay' };
+      return { ...instant, frames, momentFrames: frames, deltas, domain, bucketMs, axis: 'replay' };
     }
     const frames = itemsIn(data.frames, range.from, range.to);
     return {
-      view: range,
-      store,
+      ...instant,
       frames,
       momentFrames: frames.slice(0, firstAfter(frames, range.at)),
       deltas: itemsIn(data.ioDeltas, range.from, range.to),
@@ -173,17 +183,12 @@ export function useTimeTravel(
       bucketMs: bucketMsForRange(range.to - range.from, sampleIntervalMs),
       axis: 'clock',
     };
-  }, [range, data, store, sampleIntervalMs]);
+  }, [range, data, moment, store, sampleIntervalMs]);
 
-  // The instant panels (scan map, processes, "now" figures, per-sample strip) show the moment. The
-  // page reads the store's processes and scan map as it renders, which was before this effect: it
-  // renders again, before the paint, so they are of this moment and not the one shown before.
-  const [, setShownMoment] = useState<number | null>(null);
+  // The strip and the "now" figures follow the store: it shows the moment before the paint.
   useLayoutEffect(() => {
-    if (range === null || data === null) return;
-    store.showMoment(momentOf(data, range.at - WINDOW_MS, range.at, PROCESS_KEEP_MS), range.at);
-    setShownMoment(store.version);
-  }, [store, range, data]);
+    if (moment !== null) store.showMoment(moment.read, moment.at, moment.processRows);
+  }, [store, moment]);
 
   return {
     view,

@@ -18,6 +18,28 @@ export const MAX_CLIENT_DELTAS = 120;
 /** A target whose newest frame is older than this is stale: "now" figures stop claiming to be now. */
 export const STALE_AFTER_MS = 2_000;
 
+/** A recorded moment as history/momentOf.ts reads it: what the live view showed at that time. */
+export interface RecordedMoment {
+  frames: LiveFrame[];
+  deltas: IoStatDelta[];
+  scans: ScanView[];
+  processes: ProcessesSnapshot | null;
+  processHistory: readonly ProcessesSnapshot[];
+  processOrder: ReadonlyMap<number, number>;
+}
+
+/**
+ * The processes table of a recorded moment, built from the moment's own lists (`processHistory`,
+ * oldest first) in the range's order (`processOrder`), never from the moment shown before: a
+ * moment draws the same rows however it was reached, and rows hold their place through a replay.
+ */
+export function momentProcessRows(moment: RecordedMoment): ProcessRow[] {
+  const order = (row: ProcessRow): number => moment.processOrder.get(row.process.pid) ?? Number.MAX_SAFE_INTEGER;
+  return moment.processHistory
+    .reduce<ProcessRow[]>((rows, list) => stableProcessRows(rows, list.processes, list.t), [])
+    .sort((a, b) => order(a) - order(b));
+}
+
 /** The items held before `incoming` begins (all of them when it is empty), followed by `incoming`. */
 export function keepBefore<T extends { t: number }>(held: readonly T[], incoming: readonly T[]): T[] {
   const first = incoming[0];
@@ -26,6 +48,9 @@ export function keepBefore<T extends { t: number }>(held: readonly T[], incoming
 }
 
 export type SocketState = 'connecting' | 'connected' | 'disconnected';
+
+/** The store's connection state, as the header's badge reads it. */
+export type LiveConnection = Pick<LiveStore, 'socketState' | 'socketError' | 'status' | 'lastReceivedAt'>;
 /** What a change brought: a sample frame (the common, 20-100 Hz case) or anything else. */
 export type StoreChange = 'frame' | 'other';
 
@@ -109,31 +134,16 @@ export class LiveStore {
   }
 
   /**
-   * Shows a recorded moment as the live view would have shown it at `at`: the panels, the
-   * per-sample strip and the "now" figures read the store whatever its source (history/momentOf.ts).
-   * The processes table is built from the moment's own lists (`processHistory`, oldest first) in the
-   * range's order (`processOrder`), never from the moment shown before: a moment draws the same rows
-   * however it was reached, and rows hold their place through a replay.
+   * Shows a recorded moment as the live view would have shown it at `at`: the per-sample strip and
+   * the "now" figures read the store whatever its source (history/momentOf.ts). The processes
+   * table is momentProcessRows(moment), unless the caller, which draws it too, computed it already.
    */
-  showMoment(
-    moment: {
-      frames: LiveFrame[];
-      deltas: IoStatDelta[];
-      scans: ScanView[];
-      processes: ProcessesSnapshot | null;
-      processHistory: readonly ProcessesSnapshot[];
-      processOrder: ReadonlyMap<number, number>;
-    },
-    at: number,
-  ): void {
+  showMoment(moment: RecordedMoment, at: number, processRows = momentProcessRows(moment)): void {
     this.frames = moment.frames;
     this.deltas = moment.deltas;
     this.scans = moment.scans;
     this.processes = moment.processes?.processes ?? [];
-    const order = (row: ProcessRow): number => moment.processOrder.get(row.process.pid) ?? Number.MAX_SAFE_INTEGER;
-    this.processRows = moment.processHistory
-      .reduce<ProcessRow[]>((rows, list) => stableProcessRows(rows, list.processes, list.t), [])
-      .sort((a, b) => order(a) - order(b));
+    this.processRows = processRows;
     this.socketState = 'connected';
     this.socketError = null;
     const now = Date.now();

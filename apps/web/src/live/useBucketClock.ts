@@ -1,10 +1,18 @@
 import { startTransition, useEffect, useState } from 'react';
+import { indexAtOrAfter } from '@aioscope/core';
+import type { IoStatDelta, LiveFrame, ScanView } from '@aioscope/spec';
 import { afterNextPaint } from './afterNextPaint.ts';
-import type { LiveStore, StoreChange } from './liveStore.ts';
+import { WINDOW_MS, type LiveConnection, type LiveStore, type StoreChange } from './liveStore.ts';
+import type { ProcessRow } from './stableProcesses.ts';
 
 /** Without new frames (server down, paused) the page still re-renders this often: ages and the axis move on. */
 export const IDLE_RENDER_MS = 1_000;
 
+/**
+ * The live store as the page draws it at one render, read when the clock ticked: the store
+ * mutates in place, so nothing reads it while React renders (a transition rendering in slices
+ * would otherwise show two states of it in one page).
+ */
 export interface BucketView {
   /** Browser clock at the render, epoch ms (ages of received data). */
   browserNow: number;
@@ -13,6 +21,58 @@ export interface BucketView {
    * Every bucket left of it is complete, so a drawn bar never changes afterwards.
    */
   domainEnd: number;
+  /** The frames of the window [domainEnd - WINDOW_MS, domainEnd); none while frames are not followed. */
+  frames: readonly LiveFrame[];
+  deltas: readonly IoStatDelta[];
+  scans: readonly ScanView[];
+  processRows: readonly ProcessRow[];
+  /** The server's "now" estimated at browserNow. */
+  serverNow: number;
+  stale: boolean;
+  reachable: boolean;
+  connection: LiveConnection;
+}
+
+/** `previous` itself when `next` holds the same items: a render that changed nothing keeps every memo. */
+function keepIfSame<T>(previous: readonly T[] | undefined, next: readonly T[]): readonly T[] {
+  if (previous === undefined || previous.length !== next.length) return next;
+  return previous[0] === next[0] && previous[previous.length - 1] === next[next.length - 1] ? previous : next;
+}
+
+const NO_FRAMES: readonly LiveFrame[] = [];
+
+/** What a render shows of `store` at `browserNow`; `previous` lends its arrays where nothing changed. */
+export function bucketViewOf(
+  store: LiveStore,
+  bucketMs: number,
+  followFrames: boolean,
+  browserNow: number,
+  previous?: BucketView,
+): BucketView {
+  const since = store.lastReceivedAt === null ? null : browserNow - store.lastReceivedAt;
+  const serverNow = store.serverNow(browserNow);
+  const domainEnd = bucketDomainEnd(store.latestFrame()?.t, serverNow, since, bucketMs);
+  const all = store.frames;
+  const frames = followFrames
+    ? all.slice(indexAtOrAfter(all, domainEnd - WINDOW_MS), indexAtOrAfter(all, domainEnd))
+    : NO_FRAMES;
+  return {
+    browserNow,
+    domainEnd,
+    frames: keepIfSame(previous?.frames, frames),
+    deltas: keepIfSame(previous?.deltas, store.deltas.slice()),
+    scans: store.scans,
+    processRows: store.processRows,
+    serverNow,
+    stale: store.isStale(browserNow),
+    reachable: store.serverReachable(),
+    connection: {
+      socketState: store.socketState,
+      socketError: store.socketError,
+      status: store.status,
+      lastReceivedAt: store.lastReceivedAt,
+    },
+  };
 }
 
 /**
@@ -39,20 +99,14 @@ export function bucketDomainEnd(
  * that yields to arriving samples while it renders. Other changes (status, processes, socket
  * state) render within one bucket; without frames, once a second. Nothing renders while the tab
  * is hidden. Panels and charts follow this clock, so their cost is bounded by the bucket rate
- * (5 Hz at 200 ms buckets) whatever the sample rate.
+ * (2 Hz at 500 ms buckets) whatever the sample rate. With `followFrames` false (a past range on
+ * screen) only the once-a-second render remains: the header's ages and the live edge's clock.
  */
-export function useBucketClock(store: LiveStore, bucketMs: number): BucketView {
-  const compute = (): BucketView => {
-    const browserNow = Date.now();
-    const since = store.lastReceivedAt === null ? null : browserNow - store.lastReceivedAt;
-    return {
-      browserNow,
-      domainEnd: bucketDomainEnd(store.latestFrame()?.t, store.serverNow(browserNow), since, bucketMs),
-    };
-  };
-  const [view, setView] = useState(compute);
+export function useBucketClock(store: LiveStore, bucketMs: number, followFrames = true): BucketView {
+  const [view, setView] = useState(() => bucketViewOf(store, bucketMs, followFrames, Date.now()));
 
   useEffect(() => {
+    let shown: BucketView | undefined;
     let shownEnd = -Infinity;
     let lastRender = 0;
     let timer: number | null = null;
@@ -60,14 +114,13 @@ export function useBucketClock(store: LiveStore, bucketMs: number): BucketView {
     const render = (): void => {
       cancelRender = null;
       if (document.hidden) return;
-      const next = compute();
+      const next = bucketViewOf(store, bucketMs, followFrames, Date.now(), shown);
+      shown = next;
       lastRender = next.browserNow;
       shownEnd = next.domainEnd;
       // A transition: React renders the panels in slices of a few milliseconds and lets the
       // browser handle frames and socket messages in between, instead of one task of 20–50 ms on
-      // a slow machine that every sample arriving during it waited for. Measured (bench,
-      // latency and browser, alternated): paint p95 114 / 110 → 86 / 87 ms, tasks over 50 ms
-      // 68 / 54 → 14 / 8 a minute, main thread no busier.
+      // a slow machine that every sample arriving during it waited for.
       startTransition(() => setView(next));
     };
     const renderAfterNextPaint = (): void => {
@@ -84,6 +137,7 @@ export function useBucketClock(store: LiveStore, bucketMs: number): BucketView {
       else timer = window.setTimeout(renderAfterNextPaint, wait);
     };
     const onChange = (change: StoreChange): void => {
+      if (!followFrames) return;
       if (change === 'other') return renderWithinBucket();
       const newest = store.latestFrame();
       if (newest !== undefined && Math.floor(newest.t / bucketMs) * bucketMs > shownEnd) renderAfterNextPaint();
@@ -104,8 +158,6 @@ export function useBucketClock(store: LiveStore, bucketMs: number): BucketView {
       if (timer !== null) window.clearTimeout(timer);
       cancelRender?.();
     };
-    // compute reads the store and bucketMs only.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [store, bucketMs]);
+  }, [store, bucketMs, followFrames]);
   return view;
 }

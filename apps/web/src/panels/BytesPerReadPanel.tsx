@@ -1,7 +1,6 @@
 import { useMemo, type ReactNode } from 'react';
 import {
   BYTES_PER_READ_WINDOW_SECONDS,
-  bucketize,
   exactBytesPerRead,
   type BucketRow,
   type LiveWindowSummary,
@@ -9,6 +8,7 @@ import {
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type HoverValue, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
+import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
@@ -30,14 +30,33 @@ const HOVER_ONLY: HoverValue[] = [
   { key: 'reads', label: 'reads counted this second', format: (value) => formatNumber(value, 0) },
 ];
 
-function liveBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
-  let count = 0;
-  let bytes = 0;
-  for (const frame of bucket) {
-    count += frame.newReads?.count ?? 0;
-    bytes += frame.newReads?.bytes ?? 0;
+const LIVE_REDUCER: BucketReducer<LiveFrame> = {
+  reduce: (bucket) => {
+    let count = 0;
+    let bytes = 0;
+    for (const frame of bucket) {
+      count += frame.newReads?.count ?? 0;
+      bytes += frame.newReads?.bytes ?? 0;
+    }
+    return { live: count > 0 ? bytes / count : null };
+  },
+  empty: { live: null },
+};
+const formatBytesPerRead = (value: number): string => formatBytes(value, 0);
+
+/** The combine limits as reference lines, and a y scale that shows them (one object per pair of limits). */
+function limitMarks(
+  combineLimit: number | null,
+  maxCombineLimit: number | null,
+): { references: ReferenceMark[]; yDomain: [number, number]; yTicks: number[] } {
+  const references: ReferenceMark[] = [];
+  if (combineLimit !== null)
+    references.push({ y: combineLimit, label: `io_combine_limit ${formatBytes(combineLimit)}` });
+  if (maxCombineLimit !== null && maxCombineLimit !== combineLimit) {
+    references.push({ y: maxCombineLimit, label: `io_max_combine_limit ${formatBytes(maxCombineLimit)}` });
   }
-  return { live: count > 0 ? bytes / count : null };
+  const yMax = Math.max(combineLimit ?? 0, maxCombineLimit ?? 0, 131072) * 1.1;
+  return { references, yDomain: [0, yMax], yTicks: byteTicks(yMax, 32 * 1024) };
 }
 
 export interface BytesPerReadPanelProps {
@@ -51,25 +70,21 @@ export interface BytesPerReadPanelProps {
 
 export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: BytesPerReadPanelProps): ReactNode {
   const windowText = useWindowText();
+  const live = useBucketRows(frames, domain, BUCKET_MS, LIVE_REDUCER);
   const rows: BucketRow[] = useMemo(() => {
-    const common = { fromT: domain[0], toT: domain[1], bucketMs: BUCKET_MS };
-    const live = bucketize(frames, { ...common, reduce: liveBucket, empty: { live: null } });
     // A delta stamped t covers the second before it: filed under the bucket it ended in. All
     // deltas kept (up to 10 min) go in, so the first buckets' 10 s windows are full.
-    const exact = exactBytesPerReadRows(deltas, common);
+    const exact = exactBytesPerReadRows(deltas, { fromT: domain[0], toT: domain[1], bucketMs: BUCKET_MS });
     return live.map((row, index) => ({ ...exact[index], ...row }));
-  }, [frames, deltas, domain]);
+  }, [live, deltas, domain]);
 
   const exact = useMemo(() => exactBytesPerRead(deltas.filter((delta) => delta.t >= domain[0])), [deltas, domain]);
   const combineLimit = target?.server?.ioCombineLimitBytes ?? null;
   const maxCombineLimit = target?.server?.ioMaxCombineLimitBytes ?? null;
-  const references: ReferenceMark[] = [];
-  if (combineLimit !== null)
-    references.push({ y: combineLimit, label: `io_combine_limit ${formatBytes(combineLimit)}` });
-  if (maxCombineLimit !== null && maxCombineLimit !== combineLimit) {
-    references.push({ y: maxCombineLimit, label: `io_max_combine_limit ${formatBytes(maxCombineLimit)}` });
-  }
-  const yMax = Math.max(combineLimit ?? 0, maxCombineLimit ?? 0, 131072) * 1.1;
+  const { references, yDomain, yTicks } = useMemo(
+    () => limitMarks(combineLimit, maxCombineLimit),
+    [combineLimit, maxCombineLimit],
+  );
   const latest = frames[frames.length - 1];
   const unavailable = aiosUnavailableReason(target, latest);
 
@@ -106,9 +121,9 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
         kind="line"
         domain={domain}
         yLabel="bytes / read"
-        formatY={(value) => formatBytes(value, 0)}
-        yDomain={[0, yMax]}
-        yTicks={byteTicks(yMax, 32 * 1024)}
+        formatY={formatBytesPerRead}
+        yDomain={yDomain}
+        yTicks={yTicks}
         references={references}
         hoverOnly={HOVER_ONLY}
       />

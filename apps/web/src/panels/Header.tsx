@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { formatAge, formatClockTime } from '../format.ts';
 import { describeDuration, describeRange } from '../history/timeView.ts';
-import { STALE_AFTER_MS, type LiveStore } from '../live/liveStore.ts';
+import { STALE_AFTER_MS, type LiveConnection } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
 import { Explain } from './Panel.tsx';
 
@@ -22,7 +22,8 @@ const HEADER_SETTINGS = [
 
 export interface HeaderProps {
   target: TargetSummary | undefined;
-  store: LiveStore;
+  /** The live store's connection as of this render (useBucketClock). */
+  connection: LiveConnection;
   now: number;
   theme: 'dark' | 'light';
   onToggleTheme: () => void;
@@ -32,7 +33,7 @@ export interface HeaderProps {
 
 function connectionBadge(
   target: TargetSummary | undefined,
-  store: LiveStore,
+  store: LiveConnection,
   now: number,
 ): { label: string; tone: string; detail: string } {
   // A recording file has no live stream to connect to: the badge says what is shown instead.
@@ -78,8 +79,8 @@ function connectionBadge(
   }
 }
 
-export function Header({ target, store, now, theme, onToggleTheme, actions }: HeaderProps): ReactNode {
-  const badge = connectionBadge(target, store, now);
+export function Header({ target, connection, now, theme, onToggleTheme, actions }: HeaderProps): ReactNode {
+  const badge = connectionBadge(target, connection, now);
   const settings = target?.server?.settings ?? [];
   // io_workers and friends do nothing under io_uring or sync: not shown as if they mattered.
   const shown = headerSettings(settings, HEADER_SETTINGS, ioMethodOfTarget(target));

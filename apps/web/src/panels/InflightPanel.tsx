@@ -1,9 +1,10 @@
 import { memo, useMemo, type ReactNode } from 'react';
-import { bucketize, type BucketRow, type IoMethod } from '@aioscope/core';
+import type { IoMethod, LiveWindowSummary } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { LiveSampleStrip } from '../charts/LiveSampleStrip.tsx';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
+import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import type { LiveStore } from '../live/liveStore.ts';
 import { useLatestFrame } from '../live/useLatestFrame.ts';
@@ -17,12 +18,12 @@ const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color:
 /** Seconds of unaveraged samples in the strip above the 60 s chart. */
 const STRIP_WINDOW_MS = 10_000;
 const inflightReads = (frame: LiveFrame): number | null => frame.inflight?.total.count ?? null;
+// Module constants: a new function per render would defeat the charts' memo.
+const formatReads = (value: number): string => formatNumber(value, 1);
+const formatBytesInFlight = (value: number): string => formatBytes(value, 1);
 
 /** Per bucket: mean reads in flight per state group, and mean bytes. */
-function reducerFor(groups: readonly StateSeries[]): {
-  reduce: (bucket: readonly LiveFrame[]) => Record<string, number | null>;
-  empty: Record<string, null>;
-} {
+function reducerFor(groups: readonly StateSeries[]): BucketReducer<LiveFrame> {
   const empty = Object.fromEntries([...groups.map((g) => [g.key, null]), ['bytes', null]]) as Record<string, null>;
   const reduce = (bucket: readonly LiveFrame[]): Record<string, number | null> => {
     const sums: Record<string, number> = { bytes: 0 };
@@ -85,6 +86,8 @@ const InflightNow = memo(function InflightNow({
 
 export interface InflightPanelProps {
   frames: readonly LiveFrame[];
+  /** The page's window summary (App): its peak and mean are this panel's figures. */
+  summary: LiveWindowSummary;
   domain: [number, number];
   bucketMs: number;
   target: TargetSummary | undefined;
@@ -94,27 +97,33 @@ export interface InflightPanelProps {
   stale: boolean;
 }
 
-export function InflightPanel({ frames, domain, bucketMs, target, store, stale }: InflightPanelProps): ReactNode {
+export function InflightPanel({
+  frames,
+  summary,
+  domain,
+  bucketMs,
+  target,
+  store,
+  stale,
+}: InflightPanelProps): ReactNode {
   const windowText = useWindowText();
   const method = ioMethodOfTarget(target);
   const groups = useMemo(() => inflightStateSeries(method), [method]);
   const countSeries: Series[] = useMemo(() => groups.map(({ key, label, color }) => ({ key, label, color })), [groups]);
-  const rows: BucketRow[] = useMemo(
-    () => bucketize(frames, { fromT: domain[0], toT: domain[1], bucketMs, ...reducerFor(groups) }),
-    [frames, domain, bucketMs, groups],
-  );
+  const reducer = useMemo(() => reducerFor(groups), [groups]);
+  const rows = useBucketRows(frames, domain, bucketMs, reducer);
   const latest = frames[frames.length - 1];
-  let peak = 0;
-  let sum = 0;
-  let counted = 0;
-  for (const frame of frames) {
-    if (frame.inflight === null) continue;
-    peak = Math.max(peak, frame.inflight.total.count);
-    sum += frame.inflight.total.count;
-    counted++;
-  }
-  const maxBytes = rows.reduce((max, row) => Math.max(max, row.bytes ?? 0), 0);
-  const bytesTicks = byteTicks(maxBytes, 8 * 1024, 3);
+  const counted = summary.inflightSamples;
+  const bytesTicks = useMemo(
+    () =>
+      byteTicks(
+        rows.reduce((max, row) => Math.max(max, row.bytes ?? 0), 0),
+        8 * 1024,
+        3,
+      ),
+    [rows],
+  );
+  const bytesDomain = useMemo((): [number, number | 'auto'] => [0, bytesTicks.at(-1) ?? 'auto'], [bytesTicks]);
   const rate = target?.sampleRateHz ?? 0;
   const unavailable = aiosUnavailableReason(target, latest);
   return (
@@ -131,13 +140,13 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
             <InflightNow store={store} stale={stale} method={method} />
             <Figure
               label={`peak, ${windowText.short}`}
-              value={formatNumber(counted > 0 ? peak : null, 0)}
+              value={formatNumber(summary.peakInflightReads, 0)}
               testId="inflight-peak"
               explain={`Largest number of reads seen in flight in one sample over ${windowText.long} (${counted} samples at ${rate} Hz). Short-lived reads between samples are not seen.`}
             />
             <Figure
               label={`mean, ${windowText.short}`}
-              value={formatNumber(counted > 0 ? sum / counted : null, 1)}
+              value={formatNumber(summary.meanInflightReads, 1)}
               explain={`Mean number of reads in flight per sample over ${windowText.long}.`}
             />
           </div>
@@ -164,7 +173,7 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
             kind="stackedArea"
             domain={domain}
             yLabel="reads"
-            formatY={(value) => formatNumber(value, 1)}
+            formatY={formatReads}
           />
           <TimeSeriesChart
             ariaLabel={`bytes in flight over ${windowText.spoken}`}
@@ -173,8 +182,8 @@ export function InflightPanel({ frames, domain, bucketMs, target, store, stale }
             kind="stackedArea"
             domain={domain}
             yLabel="bytes"
-            formatY={(value) => formatBytes(value, 1)}
-            yDomain={[0, bytesTicks.at(-1) ?? 'auto']}
+            formatY={formatBytesInFlight}
+            yDomain={bytesDomain}
             yTicks={bytesTicks}
             height={130}
           />

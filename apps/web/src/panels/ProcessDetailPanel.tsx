@@ -1,8 +1,9 @@
 import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
-import { bucketize, busyShare, emptyTally, explainIoProcessSentence, tallyFrame, type BucketRow } from '@aioscope/core';
+import { busyShare, emptyTally, explainIoProcessSentence, tallyFrame } from '@aioscope/core';
 import type { LiveFrame, ProcessView, TargetSummary } from '@aioscope/spec';
 import { useProcessDetail } from '../api/targetDetails.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
+import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 import { useWindowText } from '../history/windowText.ts';
@@ -11,6 +12,28 @@ const SERIES: Series[] = [{ key: 'reads', label: 'reads in flight', color: 'var(
 const WORKER_SERIES: Series[] = [{ key: 'busy', label: 'busy (any wait but IoWorkerMain)', color: 'var(--series-3)' }];
 
 /** What an io worker waited on while busy over the frames, most frequent first. */
+const NO_FRAMES: readonly LiveFrame[] = [];
+// Module constants: new ones per render would defeat the charts' memo.
+const SHARE_DOMAIN: [number, number] = [0, 1];
+const formatReads = (value: number): string => formatNumber(value, 1);
+
+/** Per bucket: an io worker's busy share, or another process's mean reads in flight. */
+function processReducer(pid: number, isIoWorker: boolean): BucketReducer<LiveFrame> {
+  return isIoWorker
+    ? {
+        reduce: (bucket) => ({
+          busy: busyShare(bucket.reduce((tally, frame) => tallyFrame(tally, frame, pid), emptyTally())),
+        }),
+        empty: { busy: null },
+      }
+    : {
+        reduce: (bucket) => ({
+          reads: bucket.reduce((sum, frame) => sum + (frame.byProcess[pid]?.[0] ?? 0), 0) / bucket.length,
+        }),
+        empty: { reads: null },
+      };
+}
+
 function workerWaits(frames: readonly LiveFrame[], pid: number): { event: string; samples: number }[] {
   const counts = new Map<string, number>();
   for (const frame of frames) {
@@ -83,25 +106,9 @@ export function ProcessDetailPanel({
   const isIoWorker =
     process?.backendType === 'io worker' ||
     (pid !== null && frames[frames.length - 1]?.ioWorkers.some((worker) => worker.pid === pid) === true);
-  const rows: BucketRow[] = useMemo(
-    () =>
-      pid === null
-        ? []
-        : bucketize(frames, {
-            fromT: domain[0],
-            toT: domain[1],
-            bucketMs,
-            reduce: isIoWorker
-              ? (bucket) => ({
-                  busy: busyShare(bucket.reduce((tally, frame) => tallyFrame(tally, frame, pid), emptyTally())),
-                })
-              : (bucket) => ({
-                  reads: bucket.reduce((sum, frame) => sum + (frame.byProcess[pid]?.[0] ?? 0), 0) / bucket.length,
-                }),
-            empty: isIoWorker ? { busy: null } : { reads: null },
-          }),
-    [frames, domain, bucketMs, pid, isIoWorker],
-  );
+  const reducer = useMemo(() => processReducer(pid ?? 0, isIoWorker), [pid, isIoWorker]);
+  // No process selected: no frames to reduce.
+  const rows = useBucketRows(pid === null ? NO_FRAMES : frames, domain, bucketMs, reducer);
   const waits = useMemo(() => (pid !== null && isIoWorker ? workerWaits(frames, pid) : []), [frames, pid, isIoWorker]);
   if (pid === null) {
     return (
@@ -136,9 +143,9 @@ export function ProcessDetailPanel({
             kind="stackedArea"
             domain={domain}
             yLabel="busy"
-            yDomain={[0, 1]}
+            yDomain={SHARE_DOMAIN}
             unit=""
-            formatY={(value) => formatPercent(value)}
+            formatY={formatPercent}
             height={140}
           />
           {waits.length === 0 ? (
@@ -189,7 +196,7 @@ export function ProcessDetailPanel({
           kind="stackedArea"
           domain={domain}
           yLabel="reads"
-          formatY={(value) => formatNumber(value, 1)}
+          formatY={formatReads}
           height={140}
         />
         {detail.isError ? (

@@ -29,8 +29,8 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
   const combineBlocks = Math.round((target?.server?.ioCombineLimitBytes ?? 131072) / blockSize);
   const maxCombineBlocks = Math.round((target?.server?.ioMaxCombineLimitBytes ?? 131072) / blockSize);
   const bins = useMemo(
-    () => blocksPerReadBins(frames, [combineBlocks, maxCombineBlocks]),
-    [frames, combineBlocks, maxCombineBlocks],
+    () => blocksPerReadBins(summary.readsByBlocks, [combineBlocks, maxCombineBlocks]),
+    [summary.readsByBlocks, combineBlocks, maxCombineBlocks],
   );
   // The histogram is SVG (recharts): redrawn once a second at most, not at the page's render
   // rate, and not at all while its bars stay the same (an idle server, a scan of cached pages).

@@ -1,8 +1,9 @@
 import { useMemo, useState, type ReactNode } from 'react';
-import { bucketize, type BucketRow } from '@aioscope/core';
+import type { BucketRow } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { SeriesColors } from '../charts/seriesColors.ts';
+import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatNumber } from '../format.ts';
 import { ioMethodOfTarget, waitEventsCaption } from './ioMethodView.ts';
 import { EmptyState, Panel } from './Panel.tsx';
@@ -11,6 +12,42 @@ import { useWindowText } from '../history/windowText.ts';
 
 /** Idle io workers wait in IoWorkerMain: shown only on request, they would drown the rest. */
 const IDLE_WAIT = 'io worker:IoWorkerMain';
+
+/** A row's count of samples: not a wait event, never drawn. */
+const SAMPLES = 'samples';
+
+/**
+ * Per bucket: mean processes waiting per wait event seen in it, and its number of samples. Every
+ * event seen in the bucket, so a bucket is reduced once whatever appears in the window later.
+ */
+const WAITS_REDUCER: BucketReducer<LiveFrame> = {
+  reduce: (bucket) => {
+    const sums: Record<string, number> = {};
+    for (const frame of bucket) {
+      for (const [key, count] of Object.entries(frame.waits))
+        if (key !== IDLE_WAIT) sums[key] = (sums[key] ?? 0) + count;
+    }
+    const means: Record<string, number | null> = { [SAMPLES]: bucket.length };
+    for (const [key, sum] of Object.entries(sums)) means[key] = sum / bucket.length;
+    return means;
+  },
+  empty: { [SAMPLES]: null },
+};
+const formatProcesses = (value: number): string => formatNumber(value, 1);
+
+/** The wait events of any bucket, sorted; an event missing from a bucket with samples had 0 processes there. */
+function waitRows(buckets: readonly BucketRow[]): { keys: string[]; rows: BucketRow[] } {
+  const seen = new Set<string>();
+  for (const row of buckets) for (const key of Object.keys(row)) if (key !== 't' && key !== SAMPLES) seen.add(key);
+  const keys = [...seen].sort();
+  const rows = buckets.map((row) => {
+    const filled: BucketRow = { t: row.t };
+    const absent = row[SAMPLES] === null ? null : 0;
+    for (const key of keys) filled[key] = row[key] ?? absent;
+    return filled;
+  });
+  return { keys, rows };
+}
 
 export interface WaitEventsPanelProps {
   frames: readonly LiveFrame[];
@@ -21,30 +58,14 @@ export interface WaitEventsPanelProps {
 
 export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEventsPanelProps): ReactNode {
   const windowText = useWindowText();
-  const keys = useMemo(() => {
-    const seen = new Set<string>();
-    for (const frame of frames) for (const key of Object.keys(frame.waits)) if (key !== IDLE_WAIT) seen.add(key);
-    return [...seen].sort();
-  }, [frames]);
+  const buckets = useBucketRows(frames, domain, bucketMs, WAITS_REDUCER);
+  const { keys, rows } = useMemo(() => waitRows(buckets), [buckets]);
   // Colours by meaning: a wait event keeps its colour when others appear or leave the window.
   const [colors] = useState(() => new SeriesColors());
   const series: Series[] = useMemo(
     () => keys.map((key) => ({ key, label: key.replace(':', ' · '), color: colors.colorOf(key) })),
     [keys, colors],
   );
-  const rows: BucketRow[] = useMemo(() => {
-    const empty = Object.fromEntries(keys.map((key) => [key, null])) as Record<string, null>;
-    return bucketize(frames, {
-      fromT: domain[0],
-      toT: domain[1],
-      bucketMs,
-      reduce: (bucket) =>
-        Object.fromEntries(
-          keys.map((key) => [key, bucket.reduce((sum, frame) => sum + (frame.waits[key] ?? 0), 0) / bucket.length]),
-        ),
-      empty,
-    });
-  }, [frames, domain, bucketMs, keys]);
   return (
     <Panel
       title="Wait events of processes doing I/O"
@@ -64,7 +85,7 @@ export function WaitEventsPanel({ frames, domain, bucketMs, target }: WaitEvents
           kind="stackedArea"
           domain={domain}
           yLabel="processes"
-          formatY={(value) => formatNumber(value, 1)}
+          formatY={formatProcesses}
           height={220}
         />
       )}

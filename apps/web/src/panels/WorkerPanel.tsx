@@ -1,7 +1,8 @@
 import { useMemo, type ReactNode } from 'react';
-import { bucketize, workerVerdict, type BucketRow, type LiveWindowSummary } from '@aioscope/core';
+import { workerVerdict, type LiveWindowSummary } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
+import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatClockTime, formatNumber, formatPercent } from '../format.ts';
 import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
@@ -36,6 +37,13 @@ function busyBucket(bucket: readonly LiveFrame[]): Record<string, number | null>
     workers: workers / bucket.length,
   };
 }
+
+const BUSY_REDUCER: BucketReducer<LiveFrame> = {
+  reduce: busyBucket,
+  empty: { busy: null, backlog: null, workers: null },
+};
+const SHARE_DOMAIN: [number, number] = [0, 1];
+const formatCount = (value: number): string => formatNumber(value, 1);
 
 /** Busy fraction per worker per cell of the window: the per-worker timeline. */
 function workerStrips(frames: readonly LiveFrame[], domain: [number, number]): Map<number, (number | null)[]> {
@@ -81,8 +89,7 @@ function noWorkersReason(target: TargetSummary | undefined): string | null {
 }
 
 /** PostgreSQL 19 grows and shrinks the pool between these; 18 has a fixed io_workers. */
-function poolLimits(target: TargetSummary | undefined): ReferenceMark[] {
-  const settings = target?.server?.settings ?? [];
+function poolLimits(settings: NonNullable<TargetSummary['server']>['settings'] = []): ReferenceMark[] {
   const marks: ReferenceMark[] = [];
   for (const name of ['io_min_workers', 'io_max_workers']) {
     const value = settings.find((setting) => setting.name === name)?.value;
@@ -107,17 +114,7 @@ export interface WorkerPanelProps {
 
 export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentFrames }: WorkerPanelProps): ReactNode {
   const windowText = useWindowText();
-  const rows: BucketRow[] = useMemo(
-    () =>
-      bucketize(frames, {
-        fromT: domain[0],
-        toT: domain[1],
-        bucketMs,
-        reduce: busyBucket,
-        empty: { busy: null, backlog: null, workers: null },
-      }),
-    [frames, domain, bucketMs],
-  );
+  const rows = useBucketRows(frames, domain, bucketMs, BUSY_REDUCER);
   const strips = useMemo(() => workerStrips(frames, domain), [frames, domain]);
   const upToMoment = momentFrames ?? frames;
   // Workers gone (an io_method restart, a pool that shrank) leave the list at once, strips included.
@@ -138,6 +135,8 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
     [upToMoment, target?.server?.ioMethod, live, latest],
   );
   const reason = noWorkersReason(target);
+  const settings = target?.server?.settings;
+  const references = useMemo(() => poolLimits(settings), [settings]);
   const busyNow = latest?.ioWorkers.filter((worker) => worker.busy).length ?? 0;
   const workersNow = latest?.ioWorkers.length ?? 0;
   const rate = target?.sampleRateHz ?? 0;
@@ -185,8 +184,8 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
             kind="stackedArea"
             domain={domain}
             yLabel="busy"
-            yDomain={[0, 1]}
-            formatY={(value) => formatPercent(value)}
+            yDomain={SHARE_DOMAIN}
+            formatY={formatPercent}
             height={130}
           />
           <TimeSeriesChart
@@ -197,10 +196,10 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
             domain={domain}
             yLabel="count"
             unit=""
-            formatY={(value) => formatNumber(value, 1)}
+            formatY={formatCount}
             height={120}
             dots={false}
-            references={poolLimits(target)}
+            references={references}
           />
           <ul className="worker-list" aria-label="busy fraction per io worker">
             {listed.map((worker) => {

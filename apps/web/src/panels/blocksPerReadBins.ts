@@ -1,5 +1,3 @@
-import type { LiveFrame } from '@aioscope/spec';
-
 /** One bar of the read-size histogram: reads of `x` blocks, `count` of them. */
 export interface BlocksBin {
   x: number;
@@ -7,17 +5,11 @@ export interface BlocksBin {
 }
 
 /**
- * The histogram of blocks per read over `frames` (each distinct read counted once, in the frame
- * that first saw it): one bin per size from 1 block up to the larger of the combine limits and the
- * largest read seen, so the limits always have their place on the axis.
+ * The histogram of blocks per read from a window's counts by size (LiveWindowSummary.readsByBlocks):
+ * one bin per size from 1 block up to the larger of the combine limits and the largest read seen,
+ * so the limits always have their place on the axis.
  */
-export function blocksPerReadBins(frames: readonly LiveFrame[], limitBlocks: readonly number[]): BlocksBin[] {
-  const counts = new Map<number, number>();
-  for (const frame of frames) {
-    for (const [blocks, count] of Object.entries(frame.newReads?.blocksHistogram ?? {})) {
-      counts.set(Number(blocks), (counts.get(Number(blocks)) ?? 0) + count);
-    }
-  }
+export function blocksPerReadBins(counts: ReadonlyMap<number, number>, limitBlocks: readonly number[]): BlocksBin[] {
   const top = Math.max(...limitBlocks, ...counts.keys());
   return Array.from({ length: top }, (_, index) => ({ x: index + 1, count: counts.get(index + 1) ?? 0 }));
 }
