@@ -15,7 +15,6 @@ import { StartupError } from '../targets/resolveTarget.ts';
 import { WEB_ROOT } from './webRoot.ts';
 
 export { StartupError } from '../targets/resolveTarget.ts';
-export type { Logger } from '../system/logger.ts';
 export { WEB_ROOT } from './webRoot.ts';
 
 export interface RunningAioscope {

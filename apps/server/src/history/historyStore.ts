@@ -1,4 +1,4 @@
-import type { Logger } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
 import type { HistoryReader } from './historyReader.ts';
 import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';

@@ -7,8 +7,6 @@ import { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
 import { closeSession, describeDatabaseError, openSession } from '../postgres/sessions.ts';
 import type { Logger } from '../system/logger.ts';
 import { findFreePort } from '../system/processes.ts';
-// Until history/historyStore.ts (being reworked elsewhere) imports the leaf module itself.
-export type { Logger } from '../system/logger.ts';
 import { withPasswordLookup } from './passwordLookup.ts';
 import type { TargetDefinition } from './target.ts';
 
