@@ -97,7 +97,7 @@ describe('explainIoFigureRows', () => {
       ['I/Os', '7,568'],
       ['I/Os waited for', '4,450 (59 %)'],
       ['Average I/O size', '16 blocks (128 kB)'],
-      ['Average I/Os in progress', '1'],
+      ['Average I/Os in progress', '1.0'],
     ]);
     for (const row of rows) expect(row.meaning.length).toBeGreaterThan(20);
   });

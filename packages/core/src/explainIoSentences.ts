@@ -171,7 +171,8 @@ export function explainIoFigureRows(figures: ExplainIoFigures, blockSize: number
     {
       key: 'averageIosInProgress',
       label: 'Average I/Os in progress',
-      value: oneDecimal(figures.averageIosInProgress),
+      // As EXPLAIN prints it, 1.0 rather than 1: the average of a count, not a count.
+      value: figures.averageIosInProgress.toFixed(1),
       meaning: 'Reads in flight at once, on average: 1 means one read at a time, nothing overlapped.',
     },
   ];

@@ -5,24 +5,35 @@ import { explainIoViewOfExperiment, roundsText, type ExplainIoColumn, type Expla
 import './ExplainIoFigures.css';
 
 /**
+ * More columns than this do not fit side by side on a laptop: their figures stack, as on a phone.
+ * (A table that scrolls sideways would cut off the explanations of its last rows.)
+ */
+const MAX_SIDE_BY_SIDE = 4;
+
+/**
  * One table per figure set: a row per figure (its meaning behind the (i), reachable by keyboard),
  * a column per variant or per parallel worker, then the sentence each column supports.
  */
 function FiguresTable({ caption, columns }: { caption: string; columns: readonly ExplainIoColumn[] }): ReactNode {
   const first = columns[0];
   if (first === undefined) return null;
+  // Said once in the caption when every column has the same rounds (a phone's layout hides the header row).
+  const sameRounds = columns.every((column) => column.rounds === first.rounds);
   return (
     <>
-      <div className="explain-io-scroll">
+      <div className={columns.length > MAX_SIDE_BY_SIDE ? 'explain-io-box explain-io-many' : 'explain-io-box'}>
         <table className="explain-io-table">
-          <caption>{caption}</caption>
+          <caption>
+            {caption}
+            {sameRounds ? ` · ${roundsText(first.rounds)}` : ''}
+          </caption>
           <thead>
             <tr>
               <th scope="col">figure</th>
               {columns.map((column) => (
                 <th scope="col" className="num" key={column.heading}>
                   {column.heading}
-                  <span className="explain-io-rounds">{roundsText(column.rounds)}</span>
+                  {sameRounds ? null : <span className="explain-io-rounds">{roundsText(column.rounds)}</span>}
                 </th>
               ))}
             </tr>
@@ -34,7 +45,8 @@ function FiguresTable({ caption, columns }: { caption: string; columns: readonly
                   {row.label} <Explain label={row.label}>{row.meaning}</Explain>
                 </th>
                 {columns.map((column) => (
-                  <td className="num" key={column.heading}>
+                  // The column's name, for a phone's layout where each figure's values stack under it.
+                  <td className="num" key={column.heading} data-column={column.heading}>
                     {column.rows[index]?.value ?? '–'}
                   </td>
                 ))}
@@ -44,9 +56,9 @@ function FiguresTable({ caption, columns }: { caption: string; columns: readonly
         </table>
       </div>
       <ul className="explain-io-sentences">
-        {columns.map((column) => (
-          <li key={column.heading}>{column.sentence}</li>
-        ))}
+        {columns.flatMap((column) =>
+          column.sentence === null ? [] : [<li key={column.heading}>{column.sentence}</li>],
+        )}
       </ul>
     </>
   );

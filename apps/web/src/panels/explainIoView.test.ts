@@ -79,7 +79,7 @@ describe('explainIoViewOfExperiment', () => {
       '7,568',
       '4,450 (59 %)',
       '16 blocks (128 kB)',
-      '1',
+      '1.0',
     ]);
     expect(node?.workers).toEqual([]);
   });
@@ -91,7 +91,11 @@ describe('explainIoViewOfExperiment', () => {
     expect(parallel?.variant).toBe('eic=1');
     expect(parallel?.columns.map((column) => column.heading)).toEqual(['leader and workers', 'worker 0', 'worker 1']);
     expect(parallel?.columns.map((column) => column.rows[3]?.value)).toEqual(['7,429', '2,323', '2,502']);
-    expect(parallel?.columns[0]?.sentence).toContain('the leader and its 2 workers waited for 5.8 % of their reads');
+    // The whole node's sentence is said once, under the node's own table.
+    expect(view.nodes[0]?.columns[0]?.sentence).toContain(
+      'the leader and its 2 workers waited for 5.8 % of their reads',
+    );
+    expect(parallel?.columns[0]?.sentence).toBeNull();
     expect(parallel?.columns[2]?.sentence).toContain('worker 1 waited for 5.2 % of its reads');
   });
 

@@ -18,7 +18,8 @@ export interface ExplainIoColumn {
   heading: string;
   /** Rounds the medians are of. */
   rounds: number;
-  sentence: string;
+  /** null where the sentence is said already (the whole node's, under the node's own table). */
+  sentence: string | null;
   rows: ExplainIoFigureRow[];
 }
 
@@ -81,7 +82,7 @@ export function explainIoViewOfExperiment(experiment: Pick<LabExperiment, 'defin
         view.workers.push({
           variant: variant.name,
           columns: [
-            { ...whole, heading: 'leader and workers' },
+            { ...whole, heading: 'leader and workers', sentence: null },
             ...node.workers.map((worker) => ({
               heading: `worker ${worker.workerNumber}`,
               rounds: worker.rounds,
