@@ -100,11 +100,12 @@ export type RecordingRecord = Exclude<RecordingLine, { k: 'end' }>;
  */
 export interface RecordingSink {
   /**
-   * `line` is the record's text when it holds nothing but "k" and "v" (a store may then keep v's
-   * text as it is instead of encoding it again), null otherwise. A promise asks the reader to wait
+   * `line` is the record's line as UTF-8 bytes when it holds nothing but "k" and "v" (a store may
+   * then keep v's text as it is instead of encoding it again), null otherwise. The bytes may be a
+   * view of the reader's buffer: valid during the call only. A promise asks the reader to wait
    * before the next line (a sink writing to disk keeps up so).
    */
-  record(record: RecordingRecord, line: string | null): void | Promise<void>;
+  record(record: RecordingRecord, line: Buffer | null): void | Promise<void>;
 }
 
 /** What a scan of a whole file found, once every check passed. */
@@ -133,7 +134,8 @@ class RecordingParser {
     return this.header !== null;
   }
 
-  line(text: string): void | Promise<void> {
+  /** One line, as text and as the bytes it was decoded from. */
+  line(text: string, bytes: Buffer): void | Promise<void> {
     this.lineNumber++;
     if (this.header === null) {
       this.header = parseHeader(text);
@@ -162,7 +164,7 @@ class RecordingParser {
     else if (record.k === 'ioDelta') this.found.ioDeltas++;
     else if (record.k === 'processes') this.found.processes++;
     else this.found.events++;
-    return this.sink.record(record, Object.keys(json as object).length === 2 ? text : null);
+    return this.sink.record(record, Object.keys(json as object).length === 2 ? bytes : null);
   }
 
   finish(): { header: RecordingHeader; counts: RecordingCounts } {
@@ -234,14 +236,15 @@ export async function scanRecording(
       // a line inside one chunk is decoded in place, without a copy.
       let start = 0;
       for (let newline = chunk.indexOf(NEWLINE); newline >= 0; newline = chunk.indexOf(NEWLINE, start)) {
-        let waiting: void | Promise<void>;
-        if (carry.length === 0) waiting = parser.line(chunk.toString('utf8', start, newline));
+        let line: Buffer;
+        if (carry.length === 0) line = chunk.subarray(start, newline);
         else {
           carry.push(chunk.subarray(start, newline));
-          waiting = parser.line(Buffer.concat(carry).toString('utf8'));
+          line = Buffer.concat(carry);
           carry = [];
           carryBytes = 0;
         }
+        const waiting = parser.line(line.toString('utf8'), line);
         start = newline + 1;
         if (waiting !== undefined) await waiting;
       }
@@ -265,7 +268,10 @@ export async function scanRecording(
     if (message !== null) throw new RecordingFileError(message);
     throw error;
   }
-  if (carryBytes > 0) await parser.line(Buffer.concat(carry).toString('utf8'));
+  if (carryBytes > 0) {
+    const line = Buffer.concat(carry);
+    await parser.line(line.toString('utf8'), line);
+  }
   return { ...parser.finish(), compressedBytes, uncompressedBytes };
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordingRecord } from './recordingFileReader.ts';
 import { syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
 import { writeRecordingFile } from './recordingFileWriter.ts';
-import { RECORDING_TARGET, bodyText, ingestRecording } from './recordingIngest.ts';
+import { RECORDING_TARGET, bodyBytes, ingestRecording } from './recordingIngest.ts';
 import { RecordingDatabases } from './recordingDatabases.ts';
 import { StoreHistoryReader } from './storeReader.ts';
 
@@ -15,17 +15,20 @@ const frame = source.frames[1];
 if (frame === undefined) throw new Error('the fixture has no frames');
 const record: Exclude<RecordingRecord, { k: 'event' }> = { k: 'frame', v: frame };
 
-describe('bodyText', () => {
+describe('bodyBytes', () => {
+  const body = (line: string | null): string =>
+    bodyBytes(record, line === null ? null : Buffer.from(line)).toString('utf8');
+
   it("slices v out of a line in the writer's own layout", () => {
-    const line = JSON.stringify(record);
-    expect(bodyText(record, line)).toBe(JSON.stringify(frame));
+    expect(body(JSON.stringify(record))).toBe(JSON.stringify(frame));
   });
 
   it('encodes v again for a line with other keys (the reader passes none), tabs or another layout', () => {
     const encoded = JSON.stringify(frame);
-    expect(bodyText(record, null)).toBe(encoded);
-    expect(bodyText(record, `{"k":"frame","v":\t${encoded}}`)).toBe(encoded);
-    expect(bodyText(record, `{"v":${encoded},"k":"frame"}`)).toBe(encoded);
+    expect(body(null)).toBe(encoded);
+    expect(body(`{"k":"frame","v":\t${encoded}}`)).toBe(encoded);
+    expect(body(`{"k":"frame","v":${encoded}}\r`)).toBe(encoded);
+    expect(body(`{"v":${encoded},"k":"frame"}`)).toBe(encoded);
   });
 });
 

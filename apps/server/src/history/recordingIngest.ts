@@ -29,8 +29,9 @@ export const RECORDING_TARGET = 'recording';
 
 /** Within the worker: one thread (the sampler keeps the other core) and a small buffer pool. */
 const INGEST_DUCKDB_OPTIONS = { threads: '1', memory_limit: '40MB', preserve_insertion_order: 'false' };
-/** Text buffered before a write to the chunk's file. */
-const WRITE_BUFFER_CHARS = 1 << 20;
+/** Bytes buffered before a write to the chunk's file. */
+const WRITE_BUFFER_BYTES = 1 << 20;
+const NEWLINE = 0x0a;
 /** Rows per load: bounds each temporary file, and DuckDB loads one while the next is parsed. */
 const ROWS_PER_LOAD = 10_000;
 /** A body may be one 4 MB line (the reader's limit) plus its three leading fields. */
@@ -50,23 +51,33 @@ export interface IngestedRecording {
   database: string;
 }
 
-const LINE_PREFIX: Record<Exclude<RecordingRecord['k'], 'event'>, string> = {
-  frame: '{"k":"frame","v":',
-  ioDelta: '{"k":"ioDelta","v":',
-  processes: '{"k":"processes","v":',
+const LINE_PREFIX: Record<Exclude<RecordingRecord['k'], 'event'>, Buffer> = {
+  frame: Buffer.from('{"k":"frame","v":'),
+  ioDelta: Buffer.from('{"k":"ioDelta","v":'),
+  processes: Buffer.from('{"k":"processes","v":'),
 };
+const TAB = 0x09;
+const CARRIAGE_RETURN = 0x0d;
+const CLOSING_BRACE = 0x7d;
 
 /**
- * The record's value as JSON text: a slice of its line when the line is the writer's own layout
+ * The record's value as JSON bytes: a slice of its line when the line is the writer's own layout
  * (`{"k":…,"v":…}` with no other key and no tab, so the slice is v exactly and one CSV field),
- * else v encoded again.
+ * else v encoded again. A slice shares the line's memory: it is copied before the line goes.
  */
-export function bodyText(record: Exclude<RecordingRecord, { k: 'event' }>, line: string | null): string {
+export function bodyBytes(record: Exclude<RecordingRecord, { k: 'event' }>, line: Buffer | null): Buffer {
   const prefix = LINE_PREFIX[record.k];
-  if (line?.startsWith(prefix) === true && line.endsWith('}') && !line.includes('\t') && !line.includes('\r')) {
-    return line.slice(prefix.length, -1);
+  if (
+    line !== null &&
+    line.length > prefix.length &&
+    line.compare(prefix, 0, prefix.length, 0, prefix.length) === 0 &&
+    line[line.length - 1] === CLOSING_BRACE &&
+    !line.includes(TAB) &&
+    !line.includes(CARRIAGE_RETURN)
+  ) {
+    return line.subarray(prefix.length, -1);
   }
-  return JSON.stringify(record.v);
+  return Buffer.from(JSON.stringify(record.v));
 }
 
 const RAW_KIND_OF: Record<Exclude<RecordingRecord['k'], 'event'>, RawKind> = {
@@ -77,10 +88,14 @@ const RAW_KIND_OF: Record<Exclude<RecordingRecord['k'], 'event'>, RawKind> = {
 
 const ROLLUP_FIELDS = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
 
-/** A chunk's rows on their way to DuckDB: one tab-separated file, loaded when the chunk ends. */
+/**
+ * A chunk's rows on their way to DuckDB: one tab-separated file, loaded when the chunk ends. Rows
+ * are copied as bytes into a buffer written when full: no text is built or encoded again.
+ */
 class ChunkFile {
   rows = 0;
-  private buffered = '';
+  private pending = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
+  private used = 0;
   private readonly stream: WriteStream;
   private failure: Error | null = null;
 
@@ -92,22 +107,31 @@ class ChunkFile {
     this.stream.on('error', (error) => (this.failure = error));
   }
 
-  /** A promise when the disk is behind: the reader waits for it, so unwritten text stays bounded. */
-  add(kind: RawKind, t: number, hasScans: boolean, body: string): Promise<void> | undefined {
+  /** A promise when the disk is behind: the reader waits for it, so unwritten bytes stay bounded. */
+  add(kind: RawKind, t: number, hasScans: boolean, body: Buffer): Promise<void> | undefined {
     this.rows++;
-    this.buffered += `${kind}\t${t}\t${hasScans}\t${body}\n`;
-    if (this.buffered.length < WRITE_BUFFER_CHARS) return undefined;
-    const keptUp = this.stream.write(this.buffered);
-    this.buffered = '';
-    if (keptUp) return undefined;
-    return new Promise((resolve) => this.stream.once('drain', resolve));
+    const fields = `${kind}\t${t}\t${hasScans}\t`; // digits and letters: one byte a character
+    const size = fields.length + body.length + 1;
+    let keptUp = true;
+    if (this.used + size > this.pending.length) keptUp = this.flush(size);
+    this.used += this.pending.write(fields, this.used, 'latin1');
+    this.used += body.copy(this.pending, this.used);
+    this.pending[this.used++] = NEWLINE;
+    return keptUp ? undefined : new Promise((resolve) => this.stream.once('drain', resolve));
   }
 
   async close(): Promise<void> {
-    if (this.buffered.length > 0) this.stream.write(this.buffered);
-    this.buffered = '';
+    this.flush(0);
     await new Promise<void>((resolve) => this.stream.end(resolve));
     if (this.failure !== null) throw this.failure;
+  }
+
+  /** Writes what is buffered; the next buffer holds at least `room` bytes (a line may be 4 MB). */
+  private flush(room: number): boolean {
+    const keptUp = this.used === 0 || this.stream.write(this.pending.subarray(0, this.used));
+    this.pending = Buffer.allocUnsafe(Math.max(WRITE_BUFFER_BYTES, room));
+    this.used = 0;
+    return keptUp;
   }
 }
 
@@ -135,7 +159,7 @@ class DatabaseSink implements RecordingSink {
     private readonly eventAppender: DuckDBAppender,
   ) {}
 
-  record(record: RecordingRecord, line: string | null): Promise<void> | undefined {
+  record(record: RecordingRecord, line: Buffer | null): Promise<void> | undefined {
     if (this.loadFailure !== null) throw this.loadFailure;
     if (record.k === 'event') {
       const { t, kind, message } = record.v;
@@ -150,7 +174,7 @@ class DatabaseSink implements RecordingSink {
     const chunk = rawChunkOf(t);
     if (this.current?.chunk !== chunk || this.current.rows >= ROWS_PER_LOAD) this.startChunk(chunk);
     const hasScans = record.k === 'frame' && record.v.scans !== undefined;
-    const written = this.current?.add(RAW_KIND_OF[record.k], t, hasScans, bodyText(record, line));
+    const written = this.current?.add(RAW_KIND_OF[record.k], t, hasScans, bodyBytes(record, line));
     if (record.k === 'frame') {
       this.firstFrameT ??= t;
       this.lastFrameT = t;
