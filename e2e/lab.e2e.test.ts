@@ -114,6 +114,10 @@ describe('scan lab in Chromium', () => {
     await lab.waitForStatus(/: done/, 10_000);
     const medians = await lab.panel.getByTestId('lab-medians').innerText();
     expect(medians).toMatch(/eic=16,icl=16\s+1\s+[\d.]+ ms/);
+    // PostgreSQL 18's EXPLAIN has no IO option: the results say so, with no figure.
+    expect(await lab.panel.getByTestId('explain-io-message').innerText()).toBe(
+      'PostgreSQL 18 does not report per-node I/O figures; EXPLAIN IO is new in 19.',
+    );
     // The list of experiments is a query of its own, which may answer after the current one.
     await expect.poll(() => lab.panel.getByRole('button', { name: /· 1 round · done/ }).count()).toBe(1);
     expect(consoleErrors).toEqual([]);
