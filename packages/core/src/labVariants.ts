@@ -70,9 +70,12 @@ export function parseVariants(spec: string): LabVariant[] | string {
   return variants;
 }
 
+/** What `lab` runs without --variants, and the first preset: effective_io_concurrency's range. */
+export const DEFAULT_LAB_VARIANTS = 'eic=1;eic=16;eic=64';
+
 /** The drills people run by hand, one click each. */
 export const LAB_PRESETS: { label: string; variants: string; embeddedOnly: boolean }[] = [
-  { label: 'effective_io_concurrency 1 / 16 / 64', variants: 'eic=1;eic=16;eic=64', embeddedOnly: false },
+  { label: 'effective_io_concurrency 1 / 16 / 64', variants: DEFAULT_LAB_VARIANTS, embeddedOnly: false },
   { label: 'io_combine_limit 1 vs 16 (read combining)', variants: 'icl=1;icl=16', embeddedOnly: false },
   { label: 'io_method sync vs worker', variants: 'io_method=sync;io_method=worker', embeddedOnly: true },
   { label: 'io_workers 1 vs 3', variants: 'io_workers=1;io_workers=3', embeddedOnly: true },

@@ -1,5 +1,6 @@
 import type { AuditFinding, CheckReport } from '@aioscope/spec';
 import { CHECK_EXIT } from './checkArgs.ts';
+import { wrapWords } from '../system/wrapWords.ts';
 
 /** The width the why lines are wrapped at: readable in an 80-column terminal and a CI log. */
 const WRAP_COLUMNS = 96;
@@ -9,21 +10,6 @@ const UPGRADE_TITLE = /^before (\d+): /;
 export function checkExitCode(report: CheckReport): number {
   if (report.result === 'could not check') return CHECK_EXIT.couldNotCheck;
   return report.result === 'warnings' ? CHECK_EXIT.warnings : CHECK_EXIT.pass;
-}
-
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line === '' ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== '') lines.push(line);
-  return lines;
 }
 
 function plural(count: number, word: string): string {
@@ -47,7 +33,7 @@ function section(heading: string, findings: readonly AuditFinding[]): string[] {
     lines.push(
       `  ${row.level.padEnd(5)} ${row.setting.padEnd(settingWidth)}  ${row.value.padEnd(valueWidth)}  ${row.source}`,
     );
-    for (const why of wrap(row.why, WRAP_COLUMNS - INDENT.length)) lines.push(`${INDENT}${why}`);
+    for (const why of wrapWords(row.why, WRAP_COLUMNS - INDENT.length)) lines.push(`${INDENT}${why}`);
   }
   return lines;
 }

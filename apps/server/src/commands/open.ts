@@ -1,36 +1,17 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import closeWithGrace from 'close-with-grace';
 import Fastify from 'fastify';
-import { RECORDING_EXTENSION } from '@aioscope/spec';
 import { aioscopeApp, fastifyOptions } from '../app/app.ts';
-import { DEFAULT_PORT } from '../config/config.ts';
+import { OPEN_FLAGS } from '../config/commandFlags.ts';
+import { helpText, parseFlags } from '../config/flagTable.ts';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
 import { WEB_ROOT } from '../app/webRoot.ts';
 import { OpenedRecordings } from '../history/openedRecordings.ts';
 import { DEFAULT_RECORDING_LIMITS, RecordingFileError, formatMegabytes } from '../history/recordingFile.ts';
 import { SHUTDOWN_GRACE_MS, consoleLog as log } from './console.ts';
 
-/** Beside a live aioscope on its default port, so "open the file a colleague sent" just works. */
-export const OPEN_DEFAULT_PORT = DEFAULT_PORT + 1;
-
-export const OPEN_HELP_TEXT = `aioscope open: show a recording file, with no database at all
-
-Usage: npm start -- open FILE [options]     (installed: npx aioscope open FILE)
-
-FILE is a recording exported from aioscope (*${RECORDING_EXTENSION}). It is read and checked whole
-first: a truncated, corrupted, foreign or newer-format file is refused (exit 2) and nothing is served.
-No PostgreSQL is started or contacted, nothing is recorded and nothing is written.
-
-Options:
-  --host <address>      address to listen on (default 127.0.0.1)
-  --port <port>         port to listen on (default ${OPEN_DEFAULT_PORT}; 0 picks a free one)
-  --token <token>       access token, required when --host is not a loopback address
-                        (also AIOSCOPE_TOKEN; at least ${MIN_TOKEN_LENGTH} characters)
-  --log-level <level>   fatal, error, warn, info, debug (default warn)
-  -h, --help            show this help
-`;
+export const OPEN_HELP_TEXT = helpText(OPEN_FLAGS);
 
 export interface OpenedServer {
   url: string;
@@ -48,25 +29,10 @@ interface OpenOptions {
 
 /** Flags → options, or the one line that says what is wrong. */
 export function parseOpenArgs(argv: string[], env: NodeJS.ProcessEnv): OpenOptions | 'help' | string {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        host: { type: 'string', default: '127.0.0.1' },
-        port: { type: 'string', default: String(OPEN_DEFAULT_PORT) },
-        token: { type: 'string' },
-        'log-level': { type: 'string', default: 'warn' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
+  const parsed = parseFlags(OPEN_FLAGS, argv);
+  if (parsed.ok === 'help') return 'help';
+  if (parsed.ok === false) return parsed.error;
   const { values, positionals } = parsed;
-  if (values.help) return 'help';
   if (positionals.length !== 1 || positionals[0] === undefined) return 'open takes one FILE';
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) return '--port must be a whole number from 0 to 65535';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SAMPLE_RATE_HZ, parseConfig } from './config.ts';
+import { DEFAULT_SAMPLE_RATE_HZ } from './commandFlags.ts';
+import { parseConfig } from './config.ts';
 
 function ok(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const result = parseConfig(argv, env);

@@ -1,22 +1,16 @@
-// Over 250 lines on purpose: the command line's one contract, kept in one file so that a flag is
-// added in one place: its line in the help text, its schema with the message a bad value gets, and
-// its name in parseConfig's errors. The value rules it uses live apart (recordingLimits, access).
+// The configuration of `start`: its flags (read by the table in commandFlags.ts, which also writes
+// their help), then one zod schema with the message each bad value gets, and each schema key's flag
+// name for those messages. The value rules it uses live apart (recordingLimits, access).
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
-import {
-  DEFAULT_MAX_BYTES,
-  DEFAULT_RAW_RETENTION_MS,
-  DEFAULT_ROLLUP_RETENTION_MS,
-  parseByteSize,
-  parseDuration,
-  type Parsed,
-} from './recordingLimits.ts';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
+import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, START_FLAGS } from './commandFlags.ts';
+import { helpText, parseFlags } from './flagTable.ts';
+import { parseByteSize, parseDuration, type Parsed } from './recordingLimits.ts';
 
 /** Where the repository root is, so `.aioscope/` lands there whatever folder npm runs us from. */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -29,58 +23,10 @@ export const DEFAULT_DATA_DIR = existsSync(path.join(REPO_ROOT, 'apps/server/pac
   ? path.join(REPO_ROOT, '.aioscope')
   : path.join(homedir(), '.aioscope');
 
-export const DEFAULT_PORT = 7180;
-export const DEFAULT_SAMPLE_RATE_HZ = 20;
-export const MIN_SAMPLE_RATE_HZ = 1;
-export const MAX_SAMPLE_RATE_HZ = 100;
-export const DEFAULT_DEMO_TABLE_MB = 512;
-/** --rate-budget: the share of one core sampling may cost a target under --rate auto, in percent. */
-export const DEFAULT_RATE_BUDGET_PERCENT = 1;
-
 /** The PG* variables psql reads that say which server to use; any one of them selects it. */
 export const PG_TARGET_VARIABLES = ['PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABASE', 'PGUSER'] as const;
 
-export const HELP_TEXT = `aioscope: live view of PostgreSQL asynchronous I/O
-
-Usage: npm start -- [options]          (installed from a package: npx aioscope [options])
-       npm start -- lab [options]      the cold-scan drill (see lab --help)
-       npm start -- check --db <url>   the settings audit and pre-upgrade check (see check --help)
-
-With no --db and no PG* variables, starts an embedded PostgreSQL 18 with a demo workload.
-
-Options:
-  --db <url>            watch this server (postgres://user@host:port/db); runs nothing on it;
-                        repeat it to watch several
-  --targets <file>      watch the servers a YAML file lists (name, url or host/port/user/
-                        database, labels, rate); re-read on SIGHUP and when it changes
-  --embedded            use the embedded server even when PG* variables are set
-  --wait-for-db         start even when --db is unreachable, and keep retrying (default: exit 2)
-  --rate <hz>           fast sampling rate, ${MIN_SAMPLE_RATE_HZ}-${MAX_SAMPLE_RATE_HZ} per second (default ${DEFAULT_SAMPLE_RATE_HZ}), or auto:
-                        the highest rate whose cost stays under --rate-budget
-  --rate-budget <pct>   what sampling may cost each target under auto, in % of one
-                        core (default ${DEFAULT_RATE_BUDGET_PERCENT}; measured from round-trip times)
-  --host <address>      address to listen on (default 127.0.0.1)
-  --port <port>         port to listen on (default ${DEFAULT_PORT}; 0 picks a free one)
-  --no-demo             embedded server without the demo workload
-  --demo-table-mb <mb>  size of the demo table (default ${DEFAULT_DEMO_TABLE_MB})
-  --data-dir <path>     where aioscope keeps its files (default .aioscope/ in a checkout,
-                        ~/.aioscope when installed)
-  --token <token>       access token, required when --host is not a loopback address
-                        (also AIOSCOPE_TOKEN; at least 16 characters)
-  --allow-lab           allow the scan lab on a server given with --db (it creates a table
-                        in its own schema aioscope_lab and drops it afterwards)
-  --no-record           do not record history (by default every sample is kept under
-                        <data dir>/history, for rewinding, replaying and sharing)
-  --record-raw <age>    keep every sample this long, e.g. 6h (default 24h)
-  --record-rollups <age>  keep per-second roll-ups this long, e.g. 7d (default 30d)
-  --record-max <size>   at most this much on disk for history, oldest samples first
-                        (default 1GB)
-  --log-level <level>   fatal, error, warn, info, debug (default info)
-  -h, --help            show this help
-
-Environment: PGHOST, PGPORT, PGDATABASE, PGUSER as psql reads them; the password from PGPASSWORD,
-else the password file PGPASSFILE names, else ~/.pgpass (mode 600).
-`;
+export const HELP_TEXT = helpText(START_FLAGS);
 
 /** What is wrong with a connection URL ("must start with postgres://"), or null. */
 export function checkConnectionUrl(text: string): string | null {
@@ -200,41 +146,11 @@ const FLAG_NAMES: Record<string, string> = {
 
 /** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ConfigResult {
-  let values: Record<string, string | string[] | boolean | undefined>;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      allowPositionals: false,
-      strict: true,
-      allowNegative: true,
-      options: {
-        db: { type: 'string', multiple: true },
-        targets: { type: 'string' },
-        'rate-budget': { type: 'string' },
-        embedded: { type: 'boolean' },
-        rate: { type: 'string' },
-        host: { type: 'string' },
-        port: { type: 'string' },
-        demo: { type: 'boolean' },
-        'demo-table-mb': { type: 'string' },
-        'data-dir': { type: 'string' },
-        'log-level': { type: 'string' },
-        'allow-lab': { type: 'boolean' },
-        'wait-for-db': { type: 'boolean' },
-        token: { type: 'string' },
-        record: { type: 'boolean' },
-        'record-raw': { type: 'string' },
-        'record-rollups': { type: 'string' },
-        'record-max': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (error) {
-    return { ok: false, error: (error as Error).message.split('\n')[0] ?? 'invalid arguments' };
-  }
-  if (values.help === true) return { ok: 'help' };
-  const dbs = Array.isArray(values.db) ? values.db : [];
-  const targetsFile = typeof values.targets === 'string' ? values.targets : undefined;
+  const flags = parseFlags(START_FLAGS, argv);
+  if (flags.ok !== true) return flags;
+  const { values } = flags;
+  const dbs = values.db ?? [];
+  const targetsFile = values.targets;
   if (dbs.length > 0 && values.embedded === true) {
     return { ok: false, error: '--db and --embedded cannot be used together' };
   }
@@ -256,24 +172,24 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
 
   const candidate = {
     target,
-    host: values.host ?? '127.0.0.1',
-    port: values.port ?? DEFAULT_PORT,
-    sampleRateHz: values.rate ?? DEFAULT_SAMPLE_RATE_HZ,
-    rateBudgetPercent: values['rate-budget'] ?? DEFAULT_RATE_BUDGET_PERCENT,
+    host: values.host,
+    port: values.port,
+    sampleRateHz: values.rate,
+    rateBudgetPercent: values['rate-budget'],
     demoWorkload: values.demo ?? true,
-    demoTableMb: values['demo-table-mb'] ?? DEFAULT_DEMO_TABLE_MB,
-    dataDir: path.resolve(typeof values['data-dir'] === 'string' ? values['data-dir'] : DEFAULT_DATA_DIR),
-    logLevel: values['log-level'] ?? 'info',
+    demoTableMb: values['demo-table-mb'],
+    dataDir: path.resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
+    logLevel: values['log-level'],
     allowLab: values['allow-lab'] === true,
     waitForDb: values['wait-for-db'] === true,
-    ...(typeof values.token === 'string' || (env.AIOSCOPE_TOKEN ?? '') !== ''
-      ? { token: typeof values.token === 'string' ? values.token : env.AIOSCOPE_TOKEN }
+    ...(values.token !== undefined || (env.AIOSCOPE_TOKEN ?? '') !== ''
+      ? { token: values.token ?? env.AIOSCOPE_TOKEN }
       : {}),
     record: {
       enabled: values.record !== false,
-      rawMs: values['record-raw'] ?? DEFAULT_RAW_RETENTION_MS,
-      rollupMs: values['record-rollups'] ?? DEFAULT_ROLLUP_RETENTION_MS,
-      maxBytes: values['record-max'] ?? DEFAULT_MAX_BYTES,
+      rawMs: values['record-raw'],
+      rollupMs: values['record-rollups'],
+      maxBytes: values['record-max'],
     },
   };
   const parsed = configSchema.safeParse(candidate);

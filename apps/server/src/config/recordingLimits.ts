@@ -3,9 +3,10 @@
  * Pure, so config.ts can validate the flags before anything starts.
  */
 
-export const DEFAULT_RAW_RETENTION_MS = 24 * 3_600_000;
-export const DEFAULT_ROLLUP_RETENTION_MS = 30 * 24 * 3_600_000;
-export const DEFAULT_MAX_BYTES = 1024 ** 3;
+/** The defaults as --record-raw, --record-rollups and --record-max take them (and --help shows them). */
+export const DEFAULT_RAW_RETENTION = '24h';
+export const DEFAULT_ROLLUP_RETENTION = '30d';
+export const DEFAULT_MAX_SIZE = '1GB';
 /** Below this the store cannot hold even one chunk of raw frames plus its own overhead. */
 export const MIN_MAX_BYTES = 16 * 1024 ** 2;
 /** Below a minute, retention would delete what the dashboard is drawing. */
@@ -45,3 +46,13 @@ export function parseByteSize(text: string): Parsed {
   if (value < MIN_MAX_BYTES) return { ok: false, error: `"${text}" is too small: at least 16MB` };
   return { ok: true, value };
 }
+
+function parsedDefault(parsed: Parsed): number {
+  if (!parsed.ok) throw new Error(`a default of the --record-* flags does not parse: ${parsed.error}`);
+  return parsed.value;
+}
+
+// The same defaults as numbers, read from the texts above so the two cannot disagree.
+export const DEFAULT_RAW_RETENTION_MS = parsedDefault(parseDuration(DEFAULT_RAW_RETENTION));
+export const DEFAULT_ROLLUP_RETENTION_MS = parsedDefault(parseDuration(DEFAULT_ROLLUP_RETENTION));
+export const DEFAULT_MAX_BYTES = parsedDefault(parseByteSize(DEFAULT_MAX_SIZE));

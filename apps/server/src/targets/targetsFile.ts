@@ -1,7 +1,8 @@
 import type { ClientConfig } from 'pg';
 import { parse as parseConnectionString, parseIntoClientConfig } from 'pg-connection-string';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
-import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, checkConnectionUrl } from '../config/config.ts';
+import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ } from '../config/commandFlags.ts';
+import { checkConnectionUrl } from '../config/config.ts';
 import { withPasswordLookup } from './passwordLookup.ts';
 import type { TargetDefinition } from './target.ts';
 
