@@ -12,6 +12,7 @@ import {
   nextAnimationFrame,
   resolvedColor,
   shownCanvasDesynchronized,
+  shownPixelsNear,
 } from './support/chartPixels.ts';
 import { DashboardPage } from './pages/DashboardPage.ts';
 
@@ -97,7 +98,7 @@ describe('captures and a theme switch show every chart drawn, below the fold too
     const context = await chromium.browser.newContext({ viewport: VIEWPORT });
     let refused = 0;
     // The first two fetches of the histogram's chunk fail as they do while the server is down.
-    await context.route('**/assets/RechartsHistogram-*.js', async (route) => {
+    await context.route('**/assets/StaticCharts-*.js', async (route) => {
       if (refused < 2) {
         refused += 1;
         await route.abort('connectionrefused');
@@ -106,8 +107,12 @@ describe('captures and a theme switch show every chart drawn, below the fold too
     const dashboard = new DashboardPage(await context.newPage());
     await dashboard.open(baseUrl);
     const { page } = dashboard;
-    const bars = page.locator('[role="img"][aria-label^="histogram"] .recharts-bar-rectangle');
-    await dashboard.waitUntil('histogram bars', async () => (await bars.count()) > 0, DATA_TIMEOUT_MS);
+    const barColor = await resolvedColor(page, 'var(--series-2)');
+    await dashboard.waitUntil(
+      'histogram bars',
+      async () => (await shownPixelsNear(page, 'histogram', barColor)) > 0,
+      DATA_TIMEOUT_MS,
+    );
     expect(refused).toBe(2);
     expect(await page.getByRole('alert').filter({ hasText: 'could not be loaded' }).count()).toBe(0);
     expect(await dashboard.connectionState()).toBe('live');

@@ -33,7 +33,7 @@ const CHART_BOXES = `() => {
   ];
 }`;
 
-/** Every live chart (uPlot) and the read-size histogram (recharts), where the page lays them out. */
+/** Every live chart and the read-size histogram (all uPlot), where the page lays them out. */
 export function chartBoxes(page: Page): Promise<ChartBox[]> {
   return run(page, CHART_BOXES, null);
 }
@@ -118,6 +118,27 @@ const SHOWN_CANVAS_ATTRIBUTES = `() => [...document.querySelectorAll('.chart-plo
 /** Per live chart: whether the canvas it shows draws outside the page's animation frames (null: none shown). */
 export function shownCanvasDesynchronized(page: Page): Promise<{ label: string; desynchronized: boolean | null }[]> {
   return run(page, SHOWN_CANVAS_ATTRIBUTES, null);
+}
+
+const SHOWN_PIXELS_NEAR = `({ labelStart, color }) => {
+  const chart = [...document.querySelectorAll('[role="img"]')]
+    .find((element) => (element.getAttribute('aria-label') ?? '').startsWith(labelStart));
+  const canvas = [...(chart?.querySelectorAll('canvas') ?? [])].find((candidate) => candidate.checkVisibility());
+  if (!canvas) return -1;
+  const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+  let count = 0;
+  for (let i = 0; i < data.length; i += 4) {
+    if (data[i + 3] >= 160 && [0, 1, 2].every((c) => Math.abs(data[i + c] - color[c]) <= 16)) count++;
+  }
+  return count;
+}`;
+
+/**
+ * Pixels close to `color` in the canvas a chart shows (its label starting with `labelStart`), e.g.
+ * the histogram's bars; -1 before the chart has a canvas (its chunk not loaded yet).
+ */
+export function shownPixelsNear(page: Page, labelStart: string, color: Rgb): Promise<number> {
+  return run(page, SHOWN_PIXELS_NEAR, { labelStart, color });
 }
 
 /** Resolves after the page's next animation frame. */

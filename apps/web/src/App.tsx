@@ -1,6 +1,5 @@
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { useHistoryExtent } from './api/history.ts';
-import { OverviewPage } from './fleet/OverviewPage.tsx';
 import { TargetSwitcher } from './fleet/TargetSwitcher.tsx';
 import { UnknownTarget } from './fleet/UnknownTarget.tsx';
 import { useTargetLookup } from './fleet/useTargetLookup.ts';
@@ -27,7 +26,6 @@ import { BytesPerReadPanel } from './panels/BytesPerReadPanel.tsx';
 import { Header } from './panels/Header.tsx';
 import { InflightPanel } from './panels/InflightPanel.tsx';
 import { LabActivityBanner } from './panels/LabActivityBanner.tsx';
-import { LabPanel } from './panels/LabPanel.tsx';
 import { ProcessDetailPanel } from './panels/ProcessDetailPanel.tsx';
 import { ProcessesPanel } from './panels/ProcessesPanel.tsx';
 import { ReadCombiningPanel } from './panels/ReadCombiningPanel.tsx';
@@ -35,6 +33,20 @@ import { ScanMapPanel } from './panels/ScanMapPanel.tsx';
 import { WaitEventsPanel } from './panels/WaitEventsPanel.tsx';
 import { WorkerPanel } from './panels/WorkerPanel.tsx';
 import { applyTheme, initialTheme, ThemeContext, type Theme } from './theme.ts';
+import { lazyComponent } from './app/lazyComponent.tsx';
+
+/** The overview of several servers: a page of its own, its script only where it is shown. */
+const OverviewPage = lazyComponent(
+  'overview',
+  async () => (await import('./fleet/OverviewPage.tsx')).OverviewPage,
+  () => <div className="empty-state" aria-busy="true" />,
+);
+/** The lab (and the race it runs) is below the fold: its script comes after the first paint. */
+const LabPanel = lazyComponent(
+  'lab',
+  async () => (await import('./panels/LabPanel.tsx')).LabPanel,
+  () => <div className="panel lab-loading" aria-busy="true" />,
+);
 
 /**
  * Chart buckets: at least one sample per bucket, 120 per 60 s chart. The charts redraw once per

@@ -110,6 +110,18 @@ export class LayeredPlot {
     this.series.setData(frame.data);
   }
 
+  /**
+   * Puts the series layer's cursor (and its readout) on the data point at `x`, as hovering there
+   * would: the keyboard's way to read a chart. null takes it away.
+   */
+  pointAt(x: number | null): void {
+    if (x === null) {
+      this.series.setCursor({ left: -10, top: -10 });
+      return;
+    }
+    this.series.setCursor({ left: this.series.valToPos(x, 'x'), top: this.series.bbox.height / uPlot.pxRatio / 2 });
+  }
+
   destroy(): void {
     this.series.destroy();
     this.axes.destroy();

@@ -1,4 +1,4 @@
-import { memo, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { memo, useId, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { DIRECT_IO_EXPLANATION, LAB_PRESETS, checkLabForm, plural } from '@aioscope/core';
 import {
   CACHE_STATES,
@@ -16,6 +16,7 @@ import {
   useStartExperiment,
 } from '../api/lab.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
+import { MedianChart } from '../charts/MedianChart.tsx';
 import { useStartRace } from '../race/raceApi.ts';
 import { useRaceLocation } from '../race/raceLocation.ts';
 import { RaceView } from '../race/RaceView.tsx';
@@ -29,22 +30,19 @@ const CACHE_LABELS: Record<CacheState, string> = {
   warm: 'warm (no eviction)',
 };
 
+const formatMs = (ms: number): string => `${formatNumber(ms, 1)} ms`;
+
 /** Median per variant as a bar, with the min–max range drawn over it: the noise next to the signal. */
-function MedianChart({ experiment }: { experiment: LabExperiment }): ReactNode {
-  const scale = Math.max(...experiment.summary.map((row) => row.maxMs), 1);
-  const pct = (ms: number): string => `${((ms / scale) * 100).toFixed(2)}%`;
+function Medians({ experiment }: { experiment: LabExperiment }): ReactNode {
+  const { summary } = experiment;
+  const rows = useMemo(
+    () => summary.map((row) => ({ label: row.variant, median: row.medianMs, min: row.minMs, max: row.maxMs })),
+    [summary],
+  );
+  const scale = Math.max(...summary.map((row) => row.maxMs), 1);
   return (
-    <div className="lab-chart" role="img" aria-label="median execution time per variant, with min–max">
-      {experiment.summary.map((row) => (
-        <div className="lab-chart-row" key={row.variant}>
-          <span className="lab-chart-label">{row.variant}</span>
-          <span className="lab-chart-track">
-            <span className="lab-chart-bar" style={{ width: pct(row.medianMs) }} />
-            <span className="lab-chart-range" style={{ left: pct(row.minMs), width: pct(row.maxMs - row.minMs) }} />
-          </span>
-          <span className="lab-chart-value">{formatNumber(row.medianMs, 1)} ms</span>
-        </div>
-      ))}
+    <div className="lab-chart">
+      <MedianChart rows={rows} formatValue={formatMs} ariaLabel="median execution time per variant, with min–max" />
       <div className="lab-chart-axis">0 ms … {formatNumber(scale, 0)} ms · bar: median · line: min–max</div>
     </div>
   );
@@ -102,7 +100,7 @@ function ResultTable({ experiment }: { experiment: LabExperiment }): ReactNode {
           ))}
         </tbody>
       </table>
-      <MedianChart experiment={experiment} />
+      <Medians experiment={experiment} />
       {experiment.notes.length > 0 ? (
         <ul className="lab-notes">
           {experiment.notes.map((note) => (

@@ -32,8 +32,8 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
     () => blocksPerReadBins(summary.readsByBlocks, [combineBlocks, maxCombineBlocks]),
     [summary.readsByBlocks, combineBlocks, maxCombineBlocks],
   );
-  // The histogram is SVG (recharts): redrawn once a second at most, not at the page's render
-  // rate, and not at all while its bars stay the same (an idle server, a scan of cached pages).
+  // The histogram takes new bins once a second at most, not at the page's render rate, and none
+  // while its bars stay the same (an idle server, a scan of cached pages).
   const shownBins = useThrottledValue(bins, HISTOGRAM_REDRAW_MS, sameBins);
   const batches = deltas
     .filter((delta) => !delta.reset && delta.reads > 0)
@@ -42,7 +42,7 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
   const unavailable = aiosUnavailableReason(target, frames[frames.length - 1]);
   const notCombining =
     summary.liveBytesPerRead !== null && summary.liveBytesPerRead <= NOT_COMBINING_BYTES && summary.distinctReads >= 20;
-  // Stable between renders, so the memoized SVG histogram only redraws when its bins change.
+  // Stable between renders, so the memoized histogram only redraws when its bins change.
   const marks = useMemo(
     () =>
       maxCombineBlocks === combineBlocks
@@ -96,6 +96,7 @@ export function ReadCombiningPanel({ frames, summary, deltas, target }: ReadComb
             xLabel={`blocks per read (${formatBytes(blockSize)} each) · dashed: io_combine_limit${maxCombineBlocks !== combineBlocks ? ', io_max_combine_limit' : ''}`}
             yLabel="reads"
             formatX={String}
+            xUnit="blocks"
             references={marks}
           />
           <table className="counters" aria-label="recent pg_stat_io read batches">

@@ -1,9 +1,16 @@
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { LiveWindowSummary } from '@aioscope/core';
 import type { LiveFrame, Race, TargetSummary } from '@aioscope/spec';
-import { isTyping } from '../race/RaceReplay.tsx';
-import { PresentationMode } from './PresentationMode.tsx';
+import { isTyping } from '../app/isTyping.ts';
+import { lazyComponent } from '../app/lazyComponent.tsx';
 import './present.css';
+
+/** Presentation mode (and the race replay it can show) is fetched when first opened. */
+const PresentationMode = lazyComponent(
+  'presentation mode',
+  async () => (await import('./PresentationMode.tsx')).PresentationMode,
+  () => null,
+);
 
 export interface PresentButtonProps {
   /** The dashboard's newest frames and their summary, for the live stories (App passes them). */

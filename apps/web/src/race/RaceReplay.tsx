@@ -1,4 +1,5 @@
 import { useMemo, type KeyboardEvent, type ReactNode } from 'react';
+import { isTyping } from '../app/isTyping.ts';
 import type { Race } from '@aioscope/spec';
 import { formatNumber } from '../format.ts';
 import { RaceLaneView } from './RaceLane.tsx';
@@ -15,13 +16,6 @@ import {
 import { REPLAY_SPEEDS, useReplay, type ReplaySpeed } from './useReplay.ts';
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 1: '1×', 0.25: '1/4×', 0.1: '1/10×' };
-
-/** Keys of the race, when focus is inside it and not in a field. Presentation mode forwards the same keys. */
-export function isTyping(target: EventTarget | null): boolean {
-  return (
-    target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName))
-  );
-}
 
 /**
  * The keys that step frames. On the page ← → (the race's own keys); in presentation mode ← → move
