@@ -32,7 +32,7 @@ RUN npm install --omit=dev --no-audit --no-fund /tmp/pack/aioscope-server-*.tgz 
 USER node
 WORKDIR /home/node
 EXPOSE 7180
-# /api/health answers without the token (it says only {"ok":true}): see apps/server/src/plugins/access.ts.
+# /api/health answers without the token (it says only {"ok":true}): see apps/server/src/http/access.ts.
 # The image has no curl: Node's fetch asks.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:7180/api/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

@@ -407,7 +407,7 @@ describe('fuzzing the REST routes and socket events of a real app', () => {
     }
   });
 
-  // Regression (was a bug in apps/server/src/plugins/access.ts, cookieValue): decodeURIComponent on the cookie value
+  // Regression (was a bug in apps/server/src/http/access.ts, cookieValue): decodeURIComponent on the cookie value
   // throws URIError on a malformed percent-escape. Over REST the onRequest hook turns it into a 500;
   // in socket.io's allowRequest (liveHub.ts → requestHasToken) the throw happens synchronously
   // inside engine.io's 'request'/'upgrade' listener and is uncaught: any unauthenticated client

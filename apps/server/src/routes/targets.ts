@@ -110,7 +110,7 @@ export function registerTargetRoutes(
     }
   });
 
-  // Open without the token (plugins/access.ts, OPEN_ROUTE), for a container's HEALTHCHECK: it must
+  // Open without the token (http/access.ts, OPEN_ROUTE), for a container's HEALTHCHECK: it must
   // keep saying nothing but that aioscope is up.
   app.get('/api/health', () => ({ ok: true }));
 }
