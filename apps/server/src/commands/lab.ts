@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { formatLabRunLine, labSummaryToMarkdown, plural } from '@aioscope/core';
+import { explainIoMarkdown, formatLabRunLine, labSummaryToMarkdown, plural } from '@aioscope/core';
 import { DEFAULT_DATA_DIR } from '../config/config.ts';
 import { StartupError, resolveTarget, type ResolvedTarget } from '../targets/resolveTarget.ts';
 import { LAB_HELP, parseLabArgs } from './labArgs.ts';
@@ -90,7 +90,9 @@ export async function runLabCommand(argv: readonly string[]): Promise<number> {
     const { definition } = experiment;
     const baseline = definition.variants[definition.baseline]?.name ?? 'baseline';
     const title = `${definition.cacheState}${definition.directIo === true ? ', direct I/O' : ''} scans of ${definition.tableMb} MB, ${plural(definition.rounds, 'round')} (${target.name})`;
-    process.stdout.write(`\n${labSummaryToMarkdown(title, experiment.summary, experiment.notes, baseline)}`);
+    process.stdout.write(
+      `\n${labSummaryToMarkdown(title, experiment.summary, experiment.notes, baseline)}${explainIoMarkdown(experiment)}`,
+    );
     console.log(`\nsaved: ${path.join(dataDir, 'lab', `${experiment.id}.json`)}`);
     return 0;
   } finally {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { labRunsToCsv, labSummaryToMarkdown, plural } from '@aioscope/core';
+import { explainIoMarkdown, labRunsToCsv, labSummaryToMarkdown, plural } from '@aioscope/core';
 import { LAB_EXPERIMENT_ID } from '@aioscope/spec';
 import type { LabService } from '../lab/labService.ts';
 
@@ -62,6 +62,8 @@ export function registerLabRoutes(app: FastifyInstance, lab: LabService): void {
     return reply
       .type('text/markdown; charset=utf-8')
       .header('content-disposition', `attachment; filename="aioscope-lab-${id}.md"`)
-      .send(labSummaryToMarkdown(title, experiment.summary, experiment.notes, baseline));
+      .send(
+        labSummaryToMarkdown(title, experiment.summary, experiment.notes, baseline) + explainIoMarkdown(experiment),
+      );
   });
 }

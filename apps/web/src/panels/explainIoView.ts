@@ -1,15 +1,13 @@
 import {
   EXPLAIN_IO_NO_NODES,
   explainIoFigureRows,
-  explainIoMedians,
-  explainIoSentence,
-  explainIoSubject,
+  explainIoNodeSentence,
+  explainIoNodeTitle,
+  explainIoOfVariants,
   explainIoUnsupportedSentence,
-  explainIoWorkerSubject,
-  labVariantCondition,
+  explainIoWorkerSentence,
   plural,
   type ExplainIoFigureRow,
-  type ExplainIoNodeMedians,
 } from '@aioscope/core';
 import type { LabExperiment } from '@aioscope/spec';
 
@@ -39,22 +37,13 @@ export type ExplainIoView =
   | { kind: 'message'; message: string }
   | { kind: 'reported'; nodes: ExplainIoNodeView[] };
 
-function nodeTitle(node: Pick<ExplainIoNodeMedians, 'nodeType' | 'relationName'>): string {
-  return node.relationName === null ? node.nodeType : `${node.nodeType} on ${node.relationName}`;
-}
-
 /**
  * The EXPLAIN IO figures of a lab experiment as its results show them: per scan node, each
  * variant's medians across its rounds (a column each) with the sentence they support, and per
  * parallel worker where a node ran in parallel.
  */
 export function explainIoViewOfExperiment(experiment: Pick<LabExperiment, 'definition' | 'runs'>): ExplainIoView {
-  const perVariant = experiment.definition.variants.map((variant) => ({
-    variant,
-    medians: explainIoMedians(
-      experiment.runs.filter((run) => run.variant === variant.name).map((run) => run.explainIo),
-    ),
-  }));
+  const perVariant = explainIoOfVariants(experiment);
   const reported = perVariant.flatMap(({ variant, medians }) =>
     medians.kind === 'reported' ? [{ variant, medians }] : [],
   );
@@ -66,16 +55,16 @@ export function explainIoViewOfExperiment(experiment: Pick<LabExperiment, 'defin
   }
   const nodes = new Map<string, ExplainIoNodeView>();
   for (const { variant, medians } of reported) {
-    const condition = labVariantCondition(variant);
+    const { blockSize } = medians;
     for (const node of medians.nodes) {
       const key = `${node.path} ${node.nodeType}`;
-      const view = nodes.get(key) ?? { key, title: nodeTitle(node), columns: [], workers: [] };
+      const view = nodes.get(key) ?? { key, title: explainIoNodeTitle(node), columns: [], workers: [] };
       nodes.set(key, view);
       const whole: ExplainIoColumn = {
         heading: variant.name,
         rounds: node.rounds,
-        sentence: explainIoSentence(node.figures, medians.blockSize, explainIoSubject(node.workers.length), condition),
-        rows: explainIoFigureRows(node.figures, medians.blockSize),
+        sentence: explainIoNodeSentence(node, blockSize, variant),
+        rows: explainIoFigureRows(node.figures, blockSize),
       };
       view.columns.push(whole);
       if (node.workers.length > 0) {
@@ -86,12 +75,8 @@ export function explainIoViewOfExperiment(experiment: Pick<LabExperiment, 'defin
             ...node.workers.map((worker) => ({
               heading: `worker ${worker.workerNumber}`,
               rounds: worker.rounds,
-              sentence: explainIoSentence(
-                worker.figures,
-                medians.blockSize,
-                explainIoWorkerSubject(worker.workerNumber),
-              ),
-              rows: explainIoFigureRows(worker.figures, medians.blockSize),
+              sentence: explainIoWorkerSentence(worker, blockSize),
+              rows: explainIoFigureRows(worker.figures, blockSize),
             })),
           ],
         });
