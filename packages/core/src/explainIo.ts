@@ -85,10 +85,6 @@ export function explainIoReport(raw: unknown, serverVersionNum: number, blockSiz
   };
 }
 
-export function serverReportsExplainIo(serverVersionNum: number): boolean {
-  return serverVersionNum >= EXPLAIN_IO_MIN_VERSION_NUM;
-}
-
 /** A figure's median over the rounds, each figure on its own (medians of different rounds, not one round's set). */
 function medianFigures(sets: readonly ExplainIoFigures[]): ExplainIoFigures | null {
   if (sets.length === 0) return null;
