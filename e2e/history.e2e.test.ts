@@ -11,7 +11,7 @@ import {
   type ScanView,
 } from '@aioscope/spec';
 import { keptRange } from '../apps/web/src/history/overviewRange.ts';
-import { describeDuration } from '../apps/web/src/history/timeView.ts';
+import { formatDuration } from '@aioscope/core';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { freePort } from '../apps/server/test/support/testPostgres.ts';
 import { runCli, type CliRun } from '../apps/server/test/support/cliProcess.ts';
@@ -421,7 +421,7 @@ describe('history: pause, zoom, events, replay, share', () => {
     if (kept === null) throw new Error('the file keeps nothing');
     await expect
       .poll(() => page.getByTestId('overview-strip').innerText())
-      .toContain(`All kept history: ${describeDuration(kept.to - kept.from)},`);
+      .toContain(`All kept history: ${formatDuration(kept.to - kept.from, 'span')},`);
     await rm(foreign, { force: true });
     // The page asked for a foreign file on purpose: the server's 400 for it is the one console error.
     expect(errors.filter((error) => !error.includes('400')).join('\n')).toBe('');

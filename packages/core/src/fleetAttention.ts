@@ -1,4 +1,5 @@
 import type { AttentionKind, AttentionReason, Capabilities, TargetStatus } from '@aioscope/spec';
+import { formatBytes } from './format.ts';
 import type { WorkerVerdict } from './saturation.ts';
 
 /**
@@ -45,7 +46,8 @@ export interface AttentionInput {
   auditWarnings: number | null;
 }
 
-const kib = (bytes: number): string => `${Math.round(bytes / 1024)} kB`;
+/** Whole kilobytes in plain text: a sentence of the overview. */
+const kib = (bytes: number): string => formatBytes(bytes, 0, { space: ' ', from: 'kB', upTo: 'kB' });
 
 /**
  * Sequential scans read far less per read than io_combine_limit allows. The same rule as the

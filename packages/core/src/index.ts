@@ -5,6 +5,7 @@ export * from './ioStats.ts';
 export * from './settings.ts';
 export * from './window.ts';
 export * from './buckets.ts';
+export * from './format.ts';
 export * from './targetDesc.ts';
 export * from './scans.ts';
 export * from './processes.ts';

@@ -1,5 +1,6 @@
 import type { LabExperimentDefinition, LabRun, LabVariant, LabVariantSummary } from '@aioscope/spec';
 import { csvRows, type CsvCell } from './csv.ts';
+import { formatBytes, KILOBYTES } from './format.ts';
 import { plural } from './labForm.ts';
 
 /** Fewer rounds than this and medians are labelled indicative. */
@@ -140,10 +141,6 @@ export function labRunsToCsv(runs: readonly LabRun[]): string {
   return csvRows([CSV_COLUMNS, ...runs.map((run) => CSV_COLUMNS.map((column) => csvValue(run, column)))]);
 }
 
-function kb(bytes: number | null): string {
-  return bytes === null ? '–' : `${(bytes / 1024).toFixed(1)} kB`;
-}
-
 /** The medians table as Markdown, with the caveats, for pasting into an issue or a chat. */
 export function labSummaryToMarkdown(
   title: string,
@@ -159,7 +156,7 @@ export function labSummaryToMarkdown(
   ];
   for (const row of summary) {
     lines.push(
-      `| ${row.variant} | ${row.runs} | ${row.medianMs.toFixed(1)} | ${row.minMs.toFixed(1)}–${row.maxMs.toFixed(1)} | ${row.ratioToBaseline.toFixed(2)}× | ${kb(row.medianBytesPerRead)} | ${row.medianIoReadTimeMs === null ? '–' : row.medianIoReadTimeMs.toFixed(1)} |`,
+      `| ${row.variant} | ${row.runs} | ${row.medianMs.toFixed(1)} | ${row.minMs.toFixed(1)}–${row.maxMs.toFixed(1)} | ${row.ratioToBaseline.toFixed(2)}× | ${formatBytes(row.medianBytesPerRead, 1, KILOBYTES)} | ${row.medianIoReadTimeMs === null ? '–' : row.medianIoReadTimeMs.toFixed(1)} |`,
     );
   }
   if (notes.length > 0) lines.push('', ...notes.map((note) => `- ${note}`));

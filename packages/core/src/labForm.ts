@@ -6,6 +6,7 @@ import {
   type LabExperimentInput,
   type LabRun,
 } from '@aioscope/spec';
+import { formatBytes, KILOBYTES } from './format.ts';
 import { parseVariants } from './labVariants.ts';
 
 /**
@@ -128,7 +129,7 @@ export function describeLabInputIssue(issue: InputIssue | undefined, input: unkn
 
 /** One progress line per finished run, the same on every path the CLI prints it. */
 export function formatLabRunLine(run: LabRun): string {
-  const perRead = run.bytesPerRead === null ? 'bytes/read –' : `${(run.bytesPerRead / 1024).toFixed(1)} kB/read`;
+  const perRead = run.bytesPerRead === null ? 'bytes/read –' : `${formatBytes(run.bytesPerRead, 1, KILOBYTES)}/read`;
   const cache = run.osResidencyBefore === null ? '' : `, OS cache ${(run.osResidencyBefore * 100).toFixed(0)} % before`;
   return `  round ${run.round} ${run.variant}: ${run.executionMs.toFixed(1)} ms, ${perRead}, io_method ${run.ioMethod ?? '?'}${cache}`;
 }

@@ -1,3 +1,4 @@
+import { formatBytes, WHOLE_MEGABYTES } from '@aioscope/core';
 import { MAX_RECORDING_FILE_BYTES, RECORDING_EXTENSION } from '@aioscope/spec';
 import serverPackage from '../../package.json' with { type: 'json' };
 
@@ -35,9 +36,8 @@ export class RecordingFileError extends Error {
   override readonly name = 'RecordingFileError';
 }
 
-export function formatMegabytes(bytes: number): string {
-  return bytes < 1024 * 1024 ? `${Math.round(bytes / 1024)} kB` : `${Math.round(bytes / (1024 * 1024))} MB`;
-}
+/** A size limit in a message (core's formatBytes, whole kB or MB), as every refusal of a file writes it. */
+export const formatMegabytes = (bytes: number): string => formatBytes(bytes, 0, WHOLE_MEGABYTES);
 
 /** "aioscope-embedded-2026-11-29T21-51-07Z.aioscope.gz": the target and the range's start. */
 export function recordingFileName(targetName: string, from: number, extension = RECORDING_EXTENSION): string {

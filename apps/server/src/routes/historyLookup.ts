@@ -1,3 +1,4 @@
+import { formatDuration } from '@aioscope/core';
 import { historyRangeQuerySchema, type HistoryRange, type TargetSummary } from '@aioscope/spec';
 import type { ZodError } from 'zod';
 import type { HistoryCatalog, HistoryReader } from '../history/historyReader.ts';
@@ -67,14 +68,6 @@ function unwatchedReader(kept: HistoryReader): HistoryReader {
   };
 }
 
-/** "15 min", "1 h", "90 s": a limit as a person reads it. */
-export function formatDuration(ms: number): string {
-  if (ms >= 86_400_000 && ms % 86_400_000 === 0) return `${ms / 86_400_000} d`;
-  if (ms >= 3_600_000 && ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
-  if (ms >= 60_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
-  return `${Math.round(ms / 100) / 10} s`;
-}
-
 /** from < to, both epoch ms, and no longer than what the endpoint serves; the message names the limit. */
 export function parseRange(
   query: unknown,
@@ -89,7 +82,7 @@ export function parseRange(
     return {
       ok: false,
       status: 400,
-      error: `range too long: ${what} at most ${formatDuration(maxMs)} (asked ${formatDuration(range.to - range.from)})${hint}`,
+      error: `range too long: ${what} at most ${formatDuration(maxMs, 'limit')} (asked ${formatDuration(range.to - range.from, 'limit')})${hint}`,
     };
   }
   return { ok: true, range };

@@ -1,9 +1,8 @@
 import { Fragment, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/spec';
 import { useOverview } from '../api/overview.ts';
-import { formatBytes, formatClockTime, formatNumber, formatPercent } from '../format.ts';
+import { formatBytes, formatClockTime, formatDuration, formatNumber, formatPercent } from '../format.ts';
 import { busyShareOf, bytesPerRead } from '../history/rollupRows.ts';
-import { describeDuration } from '../history/timeView.ts';
 import { Explain } from '../panels/Panel.tsx';
 import { matchesLabelFilter, newestValue, sparklinePath, type SparkReduce } from './sparkline.ts';
 import { targetState } from './targetState.ts';
@@ -58,7 +57,7 @@ function Sparkline({
         height={SPARK_HEIGHT}
         viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
         role="img"
-        aria-label={`${label} over the last ${describeDuration(to - from)}, scale ${scale}; newest ${format(newest)}`}
+        aria-label={`${label} over the last ${formatDuration(to - from, 'span')}, scale ${scale}; newest ${format(newest)}`}
       >
         {refY !== null ? <line className="spark-reference" x1={0} x2={SPARK_WIDTH} y1={refY} y2={refY} /> : null}
         <path className="spark-line" d={path} />

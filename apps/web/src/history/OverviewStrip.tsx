@@ -1,7 +1,7 @@
 import { useMemo, useRef, useState, type PointerEvent, type ReactNode } from 'react';
 import type { HistoryEvent, RollupPoint } from '@aioscope/spec';
-import { formatNumber } from '../format.ts';
-import { describeDuration, type TimeView } from './timeView.ts';
+import { formatDuration, formatNumber } from '../format.ts';
+import type { TimeView } from './timeView.ts';
 
 export interface OverviewStripProps {
   /** The whole kept range, epoch ms. */
@@ -96,8 +96,8 @@ export function OverviewStrip(props: OverviewStripProps): ReactNode {
     <div className="overview" data-testid="overview-strip">
       <div className="overview-caption">
         <span>
-          All kept history: {describeDuration(span)}, peak reads in flight per {describeDuration(stepMs)} (roll-ups; top{' '}
-          {formatNumber(peak, 0)}). Drag to show a range; markers are events.
+          All kept history: {formatDuration(span, 'span')}, peak reads in flight per {formatDuration(stepMs, 'span')}{' '}
+          (roll-ups; top {formatNumber(peak, 0)}). Drag to show a range; markers are events.
         </span>
       </div>
       <div className="overview-plot">
@@ -106,7 +106,7 @@ export function OverviewStrip(props: OverviewStripProps): ReactNode {
           viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
           preserveAspectRatio="none"
           role="img"
-          aria-label={`peak reads in flight over the ${describeDuration(span)} kept`}
+          aria-label={`peak reads in flight over the ${formatDuration(span, 'span')} kept`}
           onPointerDown={onPointerDown}
           onPointerMove={onPointerMove}
           onPointerUp={onPointerUp}

@@ -2,10 +2,9 @@ import { useMemo, type ReactNode } from 'react';
 import type { HistoryRollups, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
-import { formatBytes, formatNumber, formatPercent } from '../format.ts';
+import { formatBytes, formatDuration, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from '../panels/Panel.tsx';
 import { busyShareOf, bytesPerRead, rollupRows } from './rollupRows.ts';
-import { describeDuration } from './timeView.ts';
 
 const READS: Series[] = [
   { key: 'max', label: 'max per step', color: 'var(--series-4)' },
@@ -66,7 +65,7 @@ export function RollupPanels({ rollups, error, target, onSelectRange }: RollupPa
       ),
     };
   }, [rollups]);
-  const step = rollups === undefined ? '' : describeDuration(rollups.stepMs);
+  const step = rollups === undefined ? '' : formatDuration(rollups.stepMs, 'span');
   const source = `roll-ups of samples taken at ${rate} Hz (pg_aios, pg_stat_activity) and 1 Hz (pg_stat_io), merged per ${step}`;
   if (error !== null) return <EmptyState>Cannot read the roll-ups: {error}</EmptyState>;
   if (rollups === undefined || rows === null) return <EmptyState>Reading roll-ups…</EmptyState>;

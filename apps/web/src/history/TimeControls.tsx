@@ -1,13 +1,12 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { HistoryExtent } from '@aioscope/spec';
 import { exportUrls } from '../api/history.ts';
-import { formatBytes } from '../format.ts';
+import { formatBytes, formatDuration } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
 import { momentKeyMove } from './momentKeys.ts';
 import {
   RANGE_PRESETS,
   REPLAY_SPEEDS,
-  describeDuration,
   describeRange,
   rangeEndingAt,
   readsRawFrames,
@@ -46,7 +45,9 @@ function recordingText(extent: HistoryExtent | undefined, error: string | null):
   if (error !== null) return { text: `history unavailable: ${error}`, tone: 'muted' };
   if (extent === undefined) return { text: 'history: …', tone: 'muted' };
   const kept =
-    extent.raw === null ? 'nothing kept yet' : `${describeDuration(extent.raw.to - extent.raw.from)} of samples kept`;
+    extent.raw === null
+      ? 'nothing kept yet'
+      : `${formatDuration(extent.raw.to - extent.raw.from, 'span')} of samples kept`;
   const size = extent.bytesOnDisk > 0 ? `, ${formatBytes(extent.bytesOnDisk)} on disk` : '';
   if (extent.recording.state === 'recording') return { text: `recording · ${kept}${size}`, tone: 'good' };
   const why = extent.recording.reason === null ? '' : `: ${extent.recording.reason}`;
@@ -113,8 +114,8 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
           {recording.text}{' '}
           <Explain label="history">
             aioscope records every sample of every target into a store under its data folder: raw samples for{' '}
-            {extent ? describeDuration(extent.retention.rawMs) : '24 h'}, 1 s roll-ups (count, mean, max) for{' '}
-            {extent ? describeDuration(extent.retention.rollupMs) : '30 days'}, at most{' '}
+            {extent ? formatDuration(extent.retention.rawMs, 'span') : '24 h'}, 1 s roll-ups (count, mean, max) for{' '}
+            {extent ? formatDuration(extent.retention.rollupMs, 'span') : '30 days'}, at most{' '}
             {extent ? formatBytes(extent.retention.maxBytes) : '1 GB'}. Ranges up to 15 min draw every sample; longer
             ones draw roll-ups. --no-record turns recording off.
           </Explain>
@@ -173,7 +174,7 @@ function ReplayRow(props: TimeControlsProps & { view: Extract<TimeView, { mode: 
   return (
     <div className="time-row replay-row">
       <span className="time-range" data-testid="time-range">
-        {describeRange(view.from, view.to)} ({describeDuration(view.to - view.from)}) ·{' '}
+        {describeRange(view.from, view.to)} ({formatDuration(view.to - view.from, 'span')}) ·{' '}
         {raw ? 'every sample' : '1 s roll-ups: mean and max per step'}
       </span>
       {raw ? (

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryExtent } from '@aioscope/spec';
 import { keptRange, stripQueryRange } from './overviewRange.ts';
-import { describeDuration } from './timeView.ts';
+import { formatDuration } from '@aioscope/core';
 
 const extent = (raw: { from: number; to: number }, rollups: { from: number; to: number } | null): HistoryExtent => ({
   targetId: 'embedded',
@@ -20,13 +20,13 @@ describe('the range the overview strip draws and names', () => {
     const young = keptRange(extent({ from: start, to: start + 12_800 }, { from: start - 0.4, to: start + 12_000 }));
     expect(young).not.toBeNull();
     if (young === null) return;
-    expect(describeDuration(young.to - young.from)).toBe('12.8 s');
+    expect(formatDuration(young.to - young.from, 'span')).toBe('12.8 s');
     const query = stripQueryRange(young);
-    expect(describeDuration(query.to - query.from)).toBe('60 s');
+    expect(formatDuration(query.to - query.from, 'span')).toBe('60 s');
 
     const file = keptRange(extent({ from: start, to: start + 5 * 60_000 }, { from: start - 0.4, to: start + 299_000 }));
-    expect(file === null ? null : describeDuration(file.to - file.from)).toBe('5 min');
-    expect(file === null ? null : describeDuration(stripQueryRange(file).to - stripQueryRange(file).from)).toBe(
+    expect(file === null ? null : formatDuration(file.to - file.from, 'span')).toBe('5 min');
+    expect(file === null ? null : formatDuration(stripQueryRange(file).to - stripQueryRange(file).from, 'span')).toBe(
       '6 min',
     );
   });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   bucketMsForRange,
-  describeDuration,
   formatLocation,
   parseLocation,
   RANGE_PRESETS,
@@ -12,6 +11,7 @@ import {
   type TimeView,
   type ViewLocation,
 } from './timeView.ts';
+import { formatDuration } from '@aioscope/core';
 
 describe('the view in the URL', () => {
   it('round-trips a replayed range with a moment and a selected process', () => {
@@ -68,9 +68,9 @@ describe('how a range is drawn', () => {
   });
 
   it('says durations in the unit a person reads', () => {
-    expect(describeDuration(90_000)).toBe('90 s');
-    expect(describeDuration(15 * 60_000)).toBe('15 min');
-    expect(describeDuration(6 * 3_600_000)).toBe('6 h');
+    expect(formatDuration(90_000, 'span')).toBe('90 s');
+    expect(formatDuration(15 * 60_000, 'span')).toBe('15 min');
+    expect(formatDuration(6 * 3_600_000, 'span')).toBe('6 h');
   });
 });
 

@@ -171,12 +171,3 @@ export function describeRange(from: number, to: number): string {
     ? `${time(start)}–${time(end)}`
     : `${start.toLocaleDateString()} ${time(start)} – ${end.toLocaleDateString()} ${time(end)}`;
 }
-
-/** "5 min", "90 s", "2 h 30 min" */
-export function describeDuration(ms: number): string {
-  if (ms < 120_000) return `${Math.round(ms / 100) / 10} s`;
-  if (ms < 2 * 3_600_000) return `${Math.round(ms / 60_000)} min`;
-  const hours = Math.floor(ms / 3_600_000);
-  const minutes = Math.round((ms % 3_600_000) / 60_000);
-  return minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
-}

@@ -1,5 +1,6 @@
 import { createContext, useContext } from 'react';
-import { describeDuration, describeRange, type TimeView } from './timeView.ts';
+import { formatDuration } from '../format.ts';
+import { describeRange, type TimeView } from './timeView.ts';
 
 /** How figures and captions name the window they summarise: "60 s" live, the range otherwise. */
 export interface WindowText {
@@ -22,7 +23,7 @@ export function useWindowText(): WindowText {
 export function windowTextOf(view: TimeView, past: { domain: [number, number] } | null): WindowText {
   if (view.mode === 'live') return LIVE_WINDOW_TEXT;
   if (view.speed !== null && past !== null) {
-    const length = describeDuration(past.domain[1] - past.domain[0]);
+    const length = formatDuration(past.domain[1] - past.domain[0], 'span');
     return {
       short: length,
       long: `the ${length} before the replayed moment`,

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
-import { formatAge, formatClockTime } from '../format.ts';
-import { describeDuration, describeRange } from '../history/timeView.ts';
+import { formatClockTime, formatDuration } from '../format.ts';
+import { describeRange } from '../history/timeView.ts';
 import { STALE_AFTER_MS, type LiveConnection } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
 import { Explain } from './Panel.tsx';
@@ -42,7 +42,7 @@ function connectionBadge(
     return {
       label: 'recording file',
       tone: 'muted',
-      detail: `${file.fileName}: ${describeRange(file.from, file.to)} (${describeDuration(file.to - file.from)}), recorded earlier; no live stream.`,
+      detail: `${file.fileName}: ${describeRange(file.from, file.to)} (${formatDuration(file.to - file.from, 'span')}), recorded earlier; no live stream.`,
     };
   }
   // Removed from the targets file: nothing is sampled any more, its recorded past is shown.
@@ -64,7 +64,11 @@ function connectionBadge(
   if (status === undefined) return { label: 'connecting', tone: 'warn', detail: '' };
   const age = store.lastReceivedAt === null ? null : now - store.lastReceivedAt;
   if (status.state === 'live' && age !== null && age > STALE_AFTER_MS) {
-    return { label: `stale: last sample ${formatAge(age)} ago`, tone: 'warn', detail: status.message ?? '' };
+    return {
+      label: `stale: last sample ${formatDuration(age, 'age')} ago`,
+      tone: 'warn',
+      detail: status.message ?? '',
+    };
   }
   switch (status.state) {
     case 'live':

@@ -1,7 +1,7 @@
 import { memo, type ReactNode } from 'react';
 import type { ProcessView, TargetSummary } from '@aioscope/spec';
 import type { ProcessRow } from '../live/stableProcesses.ts';
-import { formatAge, formatBytes } from '../format.ts';
+import { formatBytes, formatDuration } from '../format.ts';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
 import { refusedReason } from './reasons.ts';
 
@@ -116,7 +116,7 @@ export const ProcessesPanel = memo(function ProcessesPanel({
                   <td className="num">
                     {process.queryStart === null || process.backendType === 'io worker'
                       ? '—'
-                      : formatAge(Math.max(0, serverNow - process.queryStart))}
+                      : formatDuration(Math.max(0, serverNow - process.queryStart), 'age')}
                   </td>
                 </tr>
               ))}
