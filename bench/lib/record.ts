@@ -1,8 +1,10 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import pg, { type ClientConfig } from 'pg';
 import type { LiveFrame } from '@aioscope/spec';
 import { HistoryStore } from '../../apps/server/src/history/historyStore.ts';
 import { DuckDbStoreEngine } from '../../apps/server/src/history/duckdbStoreEngine.ts';
+import { PostgresStoreEngine } from '../../apps/server/src/history/pgStore/pgStoreEngine.ts';
 import { Recorder } from '../../apps/server/src/history/recorder.ts';
 import {
   DEFAULT_MAX_BYTES,
@@ -51,7 +53,7 @@ interface Window {
  */
 export async function runRecord(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
-    const { definition } = await openScannedBenchCluster(cleanups);
+    const { server, definition } = await openScannedBenchCluster(cleanups);
     const rounds = Math.max(1, Math.round((options.quick ? 1 : 3) * options.roundsScale));
     const windowSeconds = options.quick ? 8 : 20;
     const conditions = RATES.flatMap((rateHz) => [false, true].map((recording) => ({ rateHz, recording })));
@@ -123,14 +125,26 @@ export async function runRecord(options: BenchOptions, parent: Cleanups): Promis
     if (sample === null) throw new Error('no recorded window to size an hour from');
     const recordedSample: RecordedSample = sample;
     const hourly = new Map<number, HourOnDisk>();
+    const sharedHourly = new Map<number, HourOnDisk>();
+    const sharedStore = await benchStoreDatabase(server.connectionConfig);
     for (const rateHz of RATES) {
       log(
-        `record: writing one synthetic hour at ${rateHz} Hz from ${recordedSample.frames.length} recorded frames ...`,
+        `record: writing one synthetic hour at ${rateHz} Hz from ${recordedSample.frames.length} recorded frames into the DuckDB store ...`,
       );
-      hourly.set(rateHz, await bytesPerHour(recordedSample, rateHz, path.join(STORE_DIR, `hour-${rateHz}`)));
+      const dir = path.join(STORE_DIR, `hour-${rateHz}`);
+      await rm(dir, { recursive: true, force: true });
+      // One row per sample whatever the batches: large batches, as before, keep the run short.
+      hourly.set(rateHz, await bytesPerHour(recordedSample, rateHz, () => new DuckDbStoreEngine(dir), 2_000));
+      log(`record: ... and into the PostgreSQL store (a database on the bench cluster) ...`);
+      await sharedStore.reset();
+      sharedHourly.set(
+        rateHz,
+        await bytesPerHour(recordedSample, rateHz, () => new PostgresStoreEngine(sharedStore.url)),
+      );
     }
+    await sharedStore.drop();
     await rm(STORE_DIR, { recursive: true, force: true });
-    return report(windows, hourly, recordedSample, rounds, windowSeconds);
+    return [...report(windows, hourly, recordedSample, rounds, windowSeconds), ...sharedStoreRows(sharedHourly)];
   }, parent);
 }
 
@@ -181,4 +195,44 @@ function report(
       verdict: met === null ? 'n/a' : met ? 'met' : 'MISSED',
     };
   });
+}
+
+/** A database of its own on the bench cluster for the shared store, made empty before each hour. */
+async function benchStoreDatabase(
+  config: ClientConfig,
+): Promise<{ url: string; reset: () => Promise<void>; drop: () => Promise<void> }> {
+  const database = 'aioscope_store_bench';
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client(config);
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  const { user, password, host, port } = config;
+  const url = `postgres://${encodeURIComponent(String(user))}:${encodeURIComponent(String(password))}@${String(host ?? '127.0.0.1')}:${String(port)}/${database}`;
+  return {
+    url,
+    reset: async () => {
+      await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await admin(`CREATE DATABASE ${database}`);
+    },
+    drop: () => admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`),
+  };
+}
+
+function sharedStoreRows(hourly: Map<number, HourOnDisk>): TableRow[] {
+  writeResult('record-shared-store', { perRate: [...hourly].map(([rateHz, hour]) => ({ rateHz, ...hour })) });
+  return [...hourly].map(([rateHz, hour]) => ({
+    measurement: '7b. shared store (PostgreSQL)',
+    condition: `${rateHz} Hz, one synthetic hour of a recorded window written as the recorder writes (a batch per 500 ms)`,
+    result:
+      `${fmt(hour.bytes / 1024 ** 2)} MB per target-hour (tables, TOAST, indexes); ${fmt(hour.writeMsPerBatch, 2)} ms per batch; ` +
+      `read back: 5 min of frames ${fmt(hour.reads.frames5minMs, 0)} ms, roll-ups of 1 h ${fmt(hour.reads.rollups1hMs, 0)} ms, ` +
+      `of 24 h ${fmt(hour.reads.rollups24hMs, 0)} ms`,
+    target: rateHz === 20 ? `near the embedded store's MB/h` : '–',
+    verdict: 'n/a',
+  }));
 }

@@ -1,9 +1,5 @@
-import { rm, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { rollupStepFor, type RollupAccumulator } from '@aioscope/core';
 import { MAX_ROLLUP_POINTS, type IoStatDelta, type LiveFrame } from '@aioscope/spec';
-import { HistoryStore } from '../../apps/server/src/history/historyStore.ts';
-import { DuckDbStoreEngine } from '../../apps/server/src/history/duckdbStoreEngine.ts';
 import {
   DEFAULT_MAX_BYTES,
   DEFAULT_RAW_RETENTION_MS,
@@ -11,9 +7,7 @@ import {
 } from '../../apps/server/src/config/recordingLimits.ts';
 import type { ProcessesUpdate } from '../../apps/server/src/sampler/fastSampler.ts';
 import { SecondRollups } from '../../apps/server/src/history/secondRollups.ts';
-import { STORE_FILE, closeStoreFile, openStoreFile } from '../../apps/server/src/history/storeFile.ts';
-import { RAW_KIND, type PendingRow } from '../../apps/server/src/history/storeEngine.ts';
-import { writeBatch } from '../../apps/server/src/history/storeWriter.ts';
+import { RAW_KIND, type PendingRow, type StoreEngine } from '../../apps/server/src/history/storeEngine.ts';
 import { median } from './stats.ts';
 
 const LIMITS = { rawMs: DEFAULT_RAW_RETENTION_MS, rollupMs: DEFAULT_ROLLUP_RETENTION_MS, maxBytes: DEFAULT_MAX_BYTES };
@@ -25,28 +19,40 @@ export interface RecordedSample {
 }
 
 /**
- * Bytes one hour of recording takes: the frames, deltas and processes tables a live window
- * recorded (cold scans running), repeated with shifted times to fill an hour at `rateHz`, written
- * by the store's own writer with roll-ups, then checkpointed (the WAL folded into compressed
- * blocks) and measured on disk. Repetition flatters compression a little: each frame's text still
- * differs (its t), but scans repeat every window.
+ * Bytes one hour of recording takes in a store: the frames, deltas and processes tables a live
+ * window recorded (cold scans running), repeated with shifted times to fill an hour at `rateHz`,
+ * written through the store's engine in one batch per 500 ms of samples (as the recorder writes;
+ * `rowsPerBatch` instead for a store whose layout does not depend on the batches, which is faster),
+ * with roll-ups, then measured as the store reports its size (DuckDB: file + WAL after the
+ * checkpoint of a clean close; PostgreSQL: its tables, TOAST and indexes). Repetition flatters
+ * compression a little: each frame's text still differs (its t), but scans repeat every window.
  */
-export async function bytesPerHour(sample: RecordedSample, rateHz: number, dir: string): Promise<HourOnDisk> {
-  await rm(dir, { recursive: true, force: true });
-  const store = await openStoreFile(dir);
+export async function bytesPerHour(
+  sample: RecordedSample,
+  rateHz: number,
+  makeEngine: () => StoreEngine,
+  rowsPerBatch?: number,
+): Promise<HourOnDisk> {
+  const engine = makeEngine();
+  await engine.open();
   const seconds: RollupAccumulator[] = [];
+  let writeMs = 0;
+  let batches = 0;
   try {
     const first = sample.frames[0]?.t ?? 0;
     const period = 1000 / rateHz;
     const perHour = 3_600 * rateHz;
+    const perBatch = Math.max(1, Math.round(rateHz / 2));
     const rollups = new SecondRollups();
-    const chunks = new Set<number>();
     let batch: PendingRow[] = [];
-    const flush = async (): Promise<void> => {
-      const complete = rollups.takeComplete();
+    const flush = async (all = false): Promise<void> => {
+      const complete = all ? rollups.takeAll() : rollups.takeComplete();
       seconds.push(...complete);
       batch.push(...complete.map((acc) => ({ table: 'rollup' as const, target: 'bench', acc })));
-      await writeBatch(store.writer, batch, chunks);
+      const started = performance.now();
+      await engine.write(batch);
+      writeMs += performance.now() - started;
+      batches++;
       batch = [];
     };
     for (let index = 0; index < perHour; index++) {
@@ -60,82 +66,70 @@ export async function bytesPerHour(sample: RecordedSample, rateHz: number, dir: 
         const delta = sample.deltas[(index / rateHz) % Math.max(1, sample.deltas.length)];
         if (delta !== undefined) batch.push(raw(RAW_KIND.ioDelta, t, false, { ...delta, t }));
       }
-      if (index % Math.max(1, Math.round(rateHz / 2)) === 0) {
+      if (index % perBatch === 0) {
         const update = sample.processes[index % Math.max(1, sample.processes.length)];
         if (update !== undefined) batch.push(raw(RAW_KIND.processes, t, false, { ...update, t }));
       }
-      if (batch.length >= 2_000) await flush();
+      const full = rowsPerBatch === undefined ? (index + 1) % perBatch === 0 : batch.length >= rowsPerBatch;
+      if (full) await flush();
     }
-    const last = rollups.takeAll();
-    seconds.push(...last);
-    batch.push(...last.map((acc) => ({ table: 'rollup' as const, target: 'bench', acc })));
-    await flush();
-    await store.writer.run('CHECKPOINT');
-    const bytes = await storeBytes(dir);
+    await flush(true);
+    // Closing checkpoints an embedded store: its size is then that of its compressed blocks.
+    await engine.close();
+    const measured = makeEngine();
+    await measured.open();
+    const bytes = await measured.bytesOnDisk();
     // 23 more hours of roll-ups (not in the bytes above), for the 24 h range read.
     for (let hour = 1; hour < 24; hour++) {
-      const shifted = seconds.map((acc) => ({
-        table: 'rollup' as const,
-        target: 'bench',
-        acc: { ...acc, t: acc.t + hour * 3_600_000 },
-      }));
-      await writeBatch(store.writer, shifted, chunks);
+      await measured.write(
+        seconds.map((acc) => ({
+          table: 'rollup' as const,
+          target: 'bench',
+          acc: { ...acc, t: acc.t + hour * 3_600_000 },
+        })),
+      );
     }
-    closeStoreFile(store);
-    return { bytes, reads: await timeReads(dir, first) };
+    const reads = await timeReads(measured, first);
+    await measured.close();
+    return { bytes, reads, writeMsPerBatch: writeMs / Math.max(1, batches) };
   } catch (error) {
-    closeStoreFile(store);
+    await engine.close();
     throw error;
   }
 }
 
 export interface HourOnDisk {
   bytes: number;
-  /** Milliseconds to read ranges back through StoreHistoryReader (median of 3). */
+  /** Milliseconds to read ranges back through the engine's reader (median of 3). */
   reads: { frames5minMs: number; rollups1hMs: number; rollups24hMs: number };
+  /** Mean time to write one 500 ms batch. */
+  writeMsPerBatch: number;
 }
 
-async function storeBytes(dir: string): Promise<number> {
-  const file = path.join(dir, STORE_FILE);
-  let bytes = 0;
-  for (const name of [file, `${file}.wal`])
-    bytes += await stat(name).then(
-      (s) => s.size,
-      () => 0,
-    );
-  return bytes;
-}
-
-async function timeReads(dir: string, from: number): Promise<HourOnDisk['reads']> {
-  const store = await HistoryStore.start({
-    engine: new DuckDbStoreEngine(dir),
+async function timeReads(engine: StoreEngine, from: number): Promise<HourOnDisk['reads']> {
+  const state = {
     limits: LIMITS,
-    log: { info: () => undefined, warn: () => undefined },
+    recordingStatus: () => ({ state: 'recording' as const, reason: null }),
+    bytesOnDisk: () => engine.bytesOnDisk(),
+  };
+  const reader = engine.reader('bench', state, () => {
+    throw new Error('not needed');
   });
-  try {
-    const reader = store.reader('bench', () => {
-      throw new Error('not needed');
-    });
-    const timed = async (read: () => Promise<unknown>): Promise<number> => {
-      const runs: number[] = [];
-      for (let run = 0; run < 3; run++) {
-        const started = performance.now();
-        await read();
-        runs.push(performance.now() - started);
-      }
-      return median(runs);
-    };
-    const day = { from, to: from + 24 * 3_600_000 };
-    return {
-      frames5minMs: await timed(() => reader.frames({ from, to: from + 5 * 60_000 })),
-      rollups1hMs: await timed(() => reader.rollups({ from, to: from + 3_600_000 }, 1_000)),
-      rollups24hMs: await timed(() =>
-        reader.rollups(day, rollupStepFor(day.from, day.to, undefined, MAX_ROLLUP_POINTS)),
-      ),
-    };
-  } finally {
-    await store.close();
-  }
+  const timed = async (read: () => Promise<unknown>): Promise<number> => {
+    const runs: number[] = [];
+    for (let run = 0; run < 3; run++) {
+      const started = performance.now();
+      await read();
+      runs.push(performance.now() - started);
+    }
+    return median(runs);
+  };
+  const day = { from, to: from + 24 * 3_600_000 };
+  return {
+    frames5minMs: await timed(() => reader.frames({ from, to: from + 5 * 60_000 })),
+    rollups1hMs: await timed(() => reader.rollups({ from, to: from + 3_600_000 }, 1_000)),
+    rollups24hMs: await timed(() => reader.rollups(day, rollupStepFor(day.from, day.to, undefined, MAX_ROLLUP_POINTS))),
+  };
 }
 
 function raw(kind: (typeof RAW_KIND)[keyof typeof RAW_KIND], t: number, hasScans: boolean, value: unknown): PendingRow {
