@@ -10,7 +10,7 @@ import {
   type HistoryRollups,
 } from '@aioscope/spec';
 import { queryKeys } from './queryKeys.ts';
-import { fetchChecked } from './targets.ts';
+import { fetchChecked } from './request.ts';
 
 /** The kept range grows while recording: re-read it this often (it is one small row). */
 const EXTENT_REFRESH_MS = 5_000;

@@ -6,7 +6,6 @@ import {
   type UseQueryResult,
 } from '@tanstack/react-query';
 import {
-  apiErrorSchema,
   labExperimentListSchema,
   labExperimentRecordSchema,
   labInfoSchema,
@@ -15,37 +14,15 @@ import {
   type LabExperimentInput,
   type LabExperimentListItem,
   type LabInfo,
-  type Schema,
 } from '@aioscope/spec';
-import { payloadChecker } from './checkPayload.ts';
 import { queryKeys } from './queryKeys.ts';
-import { fetchChecked } from './targets.ts';
+import { fetchChecked, postChecked } from './request.ts';
 
 /** A running experiment is followed this often; a finished one is not re-read. */
 const RUNNING_REFRESH_MS = 1_000;
 const LIST_REFRESH_MS = 10_000;
 /** While an experiment holds the lab (and may have restarted the embedded server), the banner follows it. */
 const ACTIVE_REFRESH_MS = 1_000;
-
-/** POST `url` and parse the answer with its spec schema; a 4xx/5xx becomes an Error with the server's sentence. */
-async function postChecked<T>(url: string, schema: Schema<T>, body?: unknown): Promise<T> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const answer: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = apiErrorSchema.safeParse(answer);
-    throw new Error(error.success ? error.data.error : `${url}: HTTP ${response.status}`);
-  }
-  const checked = payloadChecker.check(`POST ${url}`, schema, answer);
-  if (checked === undefined) throw new Error(`${url}: the server's answer was not understood (see the console)`);
-  return checked;
-}
 
 export function useLabInfo(): UseQueryResult<LabInfo> {
   return useQuery({

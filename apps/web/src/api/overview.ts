@@ -1,7 +1,7 @@
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { overviewSchema, type Overview } from '@aioscope/spec';
 import { queryKeys } from './queryKeys.ts';
-import { fetchChecked } from './targets.ts';
+import { fetchChecked } from './request.ts';
 
 /** Statuses and sparklines of every server; the sparklines are 1 s steps, so 2 s keeps them current. */
 const OVERVIEW_REFRESH_MS = 2_000;

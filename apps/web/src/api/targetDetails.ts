@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { auditReportSchema, processDetailSchema, type AuditReport, type ProcessDetail } from '@aioscope/spec';
 import { queryKeys } from './queryKeys.ts';
-import { fetchChecked } from './targets.ts';
+import { fetchChecked } from './request.ts';
 
 /** Settings change rarely; the audit is re-read on this period and on demand. */
 const AUDIT_REFRESH_MS = 30_000;

@@ -1,15 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type DragEvent } from 'react';
 import {
-  apiErrorSchema,
   openedRecordingSchema,
   MAX_RAW_RANGE_MS,
   type HistoryExtent,
   type OpenedRecording,
   type TargetSummary,
 } from '@aioscope/spec';
-import { payloadChecker } from '../api/checkPayload.ts';
 import { queryKeys } from '../api/queryKeys.ts';
+import { checkedAnswer } from '../api/request.ts';
 import type { TimeTravel } from './useTimeTravel.ts';
 
 export interface OpenRecording {
@@ -64,13 +63,7 @@ export function useOpenRecording(onOpened: (opened: OpenedRecording) => void): O
             tone: 'muted',
           }),
         );
-        const body: unknown = await response.json().catch(() => null);
-        if (!response.ok) {
-          const parsed = apiErrorSchema.safeParse(body);
-          throw new Error(parsed.success ? parsed.data.error : `HTTP ${response.status}`);
-        }
-        const opened = payloadChecker.check('POST /api/recordings', openedRecordingSchema, body);
-        if (opened === undefined) throw new Error("the server's answer was not understood");
+        const opened = await checkedAnswer('POST', '/api/recordings', openedRecordingSchema, response);
         // Straight to the recording (the answer names it and its range); only the target list is
         // re-read, not every query of the server on screen.
         setState({ message: `Opened ${file.name}: ${opened.name}.`, tone: 'good' });

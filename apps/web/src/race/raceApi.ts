@@ -5,10 +5,9 @@ import {
   type UseMutationResult,
   type UseQueryResult,
 } from '@tanstack/react-query';
-import { apiErrorSchema, raceSchema, raceStartedSchema, type Race, type RaceStart } from '@aioscope/spec';
-import { payloadChecker } from '../api/checkPayload.ts';
+import { raceSchema, raceStartedSchema, type Race, type RaceStart } from '@aioscope/spec';
 import { queryKeys } from '../api/queryKeys.ts';
-import { fetchChecked } from '../api/targets.ts';
+import { fetchChecked, postChecked } from '../api/request.ts';
 
 /** A race is followed this often while its experiment runs; a finished one is not re-read. */
 const RUNNING_REFRESH_MS = 1_000;
@@ -30,20 +29,8 @@ export function useRace(id: string | null): UseQueryResult<Race> {
 }
 
 /** POST /api/race; a refusal becomes an Error carrying the server's sentence (the lab's policy). */
-async function startRace(body: RaceStart): Promise<{ id: string }> {
-  const response = await fetch('/api/race', {
-    method: 'POST',
-    headers: { accept: 'application/json', 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const answer: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = apiErrorSchema.safeParse(answer);
-    throw new Error(error.success ? error.data.error : `/api/race: HTTP ${response.status}`);
-  }
-  const checked = payloadChecker.check('POST /api/race', raceStartedSchema, answer);
-  if (checked === undefined) throw new Error("/api/race: the server's answer was not understood (see the console)");
-  return checked;
+function startRace(body: RaceStart): Promise<{ id: string }> {
+  return postChecked('/api/race', raceStartedSchema, body);
 }
 
 export function useStartRace(): UseMutationResult<{ id: string }, Error, RaceStart> {
