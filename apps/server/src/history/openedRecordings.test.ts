@@ -1,9 +1,9 @@
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { OpenedRecordings, displayFileName, type OpenSlot } from './openedRecordings.ts';
+import { OpenedRecordings, displayFileName, type IngestCost, type OpenSlot } from './openedRecordings.ts';
 import { syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
 import { writeRecordingFile } from './recordingFileWriter.ts';
 import { removeAbandonedRoots } from './temporaryFolders.ts';
@@ -101,6 +101,16 @@ describe('OpenedRecordings: a file opened into a database on disk', { timeout: 6
     expect(extent.raw?.from).toBe(range.from);
     expect(extent.raw?.to).toBe(source.frames.at(-1)?.t);
     expect(extent.retention.rawMs).toBe(DURATION_MS);
+  });
+
+  it('opens the file in a process of its own at the lowest CPU priority, and says what it cost', async () => {
+    const costs: IngestCost[] = [];
+    const recordings = catalog({ onIngested: (cost) => costs.push(cost) });
+    await recordings.open(slotOf(recordings), file, 'source.aioscope.gz');
+    expect(costs).toHaveLength(1);
+    // Its own RSS, node's included: none of it was this process's.
+    expect(costs[0]?.peakRssBytes).toBeGreaterThan(20 * 1024 ** 2);
+    if (process.platform === 'linux') expect(costs[0]?.priority).toBe(constants.priority.PRIORITY_LOW);
   });
 
   it('describes a recording as a target with no live stream', async () => {

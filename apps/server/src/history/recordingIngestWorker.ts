@@ -1,14 +1,16 @@
-import { readlinkSync } from 'node:fs';
-import { constants, setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
+import { readdirSync } from 'node:fs';
+import { constants, getPriority, setPriority } from 'node:os';
 import { RecordingFileError, type RecordingLimits } from './recordingFile.ts';
 import { ingestRecording } from './recordingIngest.ts';
 
 /**
- * The worker thread that opens one recording file (recordingOpener.ts starts it): parsing and
- * checking an hour at 100 Hz is seconds of CPU, which on the main thread would delay every
- * sampler tick and request for as long, and a heap limit of its own means a file that needs more
- * memory than expected ends this thread, not aioscope.
+ * The child process that opens one recording file (openedRecordings.ts starts it): parsing and
+ * checking an hour at 100 Hz is seconds of CPU. A process of its own, not a worker thread, because
+ * a thread alone cannot yield all of it: DuckDB's loads, gunzip and the garbage collector's
+ * helpers run on threads a worker shares with the whole process, at the sampler's priority (3.4 s
+ * of CPU for an hour at 100 Hz, measured per thread). Here every thread runs at the lowest
+ * priority, and a heap limit of its own means a file that needs more memory than expected ends
+ * this process, not aioscope.
  */
 
 export interface IngestRequest {
@@ -18,33 +20,43 @@ export interface IngestRequest {
 }
 
 export type IngestReply =
-  | { ok: true; ingested: Awaited<ReturnType<typeof ingestRecording>> }
+  | { ok: true; ingested: Awaited<ReturnType<typeof ingestRecording>>; peakRssBytes: number; priority: number }
   | { ok: false; refused: boolean; message: string };
 
 /**
- * This thread at the lowest CPU priority, so on a two-core machine the sampler and the server it
- * watches get the CPU first. On Linux a priority belongs to a thread, named by its id in
- * /proc/thread-self; elsewhere nothing is changed (a process-wide change would slow the sampler too).
+ * Every thread of this process at the lowest CPU priority. On Linux a priority belongs to a thread
+ * (named by its id in /proc/self/task) and a new thread inherits its creator's, so lowering those
+ * running now covers those started later; elsewhere the process's priority is changed.
  */
-function lowerThisThreadsPriority(): void {
+function lowerEveryThreadsPriority(): void {
   try {
-    const thread = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(thread) && thread > 0) setPriority(thread, constants.priority.PRIORITY_LOW);
+    let threads: string[] = [];
+    try {
+      threads = readdirSync('/proc/self/task');
+    } catch {
+      setPriority(constants.priority.PRIORITY_LOW);
+      return;
+    }
+    for (const thread of threads) setPriority(Number(thread), constants.priority.PRIORITY_LOW);
   } catch {
-    // Not Linux, or not allowed here (some containers): the file opens at normal priority.
+    // Not allowed here (some containers): the file opens at normal priority.
   }
 }
 
-lowerThisThreadsPriority();
-const request = workerData as IngestRequest;
-const reply = (message: IngestReply): void => parentPort?.postMessage(message);
-
-try {
-  reply({ ok: true, ingested: await ingestRecording(request.file, request.folder, request.limits) });
-} catch (error) {
-  reply(
-    error instanceof RecordingFileError
+async function ingest(request: IngestRequest): Promise<IngestReply> {
+  try {
+    const ingested = await ingestRecording(request.file, request.folder, request.limits);
+    return { ok: true, ingested, peakRssBytes: process.resourceUsage().maxRSS * 1024, priority: getPriority() };
+  } catch (error) {
+    return error instanceof RecordingFileError
       ? { ok: false, refused: true, message: error.message }
-      : { ok: false, refused: false, message: error instanceof Error ? error.message : String(error) },
-  );
+      : { ok: false, refused: false, message: error instanceof Error ? error.message : String(error) };
+  }
 }
+
+lowerEveryThreadsPriority();
+// aioscope gone (its end closes the channel): nothing is waiting for this file any more.
+process.once('disconnect', () => process.exit(0));
+process.once('message', (request: IngestRequest) => {
+  void ingest(request).then((reply) => process.send?.(reply, () => process.disconnect()));
+});
