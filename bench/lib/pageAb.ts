@@ -73,9 +73,21 @@ async function measureWindow(
     await sleep(SETTLE_MS);
     const cdp = await context.newCDPSession(page);
     await enablePageMetrics(cdp);
-    const taskClock = async (): Promise<{ task: number; wall: number }> => {
+    const taskClock = async (): Promise<{
+      task: number;
+      wall: number;
+      script: number;
+      style: number;
+      layout: number;
+    }> => {
       const metrics = await readPageMetrics(cdp);
-      return { task: metrics.TaskDuration ?? Number.NaN, wall: metrics.Timestamp ?? Number.NaN };
+      return {
+        task: metrics.TaskDuration ?? Number.NaN,
+        wall: metrics.Timestamp ?? Number.NaN,
+        script: metrics.ScriptDuration ?? Number.NaN,
+        style: metrics.RecalcStyleDuration ?? Number.NaN,
+        layout: metrics.LayoutDuration ?? Number.NaN,
+      };
     };
     const pageStart = (await page.evaluate(PAGE_NOW)) as number;
     const start = await taskClock();
@@ -94,6 +106,11 @@ async function measureWindow(
       busySeconds: end.task - start.task,
       wallSeconds: end.wall - start.wall,
       longTasks: longTasks.length,
+      splitSeconds: {
+        script: end.script - start.script,
+        style: end.style - start.style,
+        layout: end.layout - start.layout,
+      },
     };
   } finally {
     await context.close();
@@ -116,6 +133,32 @@ export function pageAbVerdicts(comparison: PageComparison): { paint: string; bus
   return {
     paint: nonInferiority(comparison.paintP95Difference, PAINT_P95_MARGIN_MS, comparison.rounds),
     busy: nonInferiority(comparison.busyShareDifference, BUSY_MARGIN, comparison.rounds),
+  };
+}
+
+/**
+ * Where each build's main thread went, pooled over its windows, as shares of wall time: script,
+ * style and layout, and the rest of its tasks (paint, compositing commits, garbage collection …).
+ */
+export function pageAbSplitRow(windows: readonly PageWindow[], condition: string): TableRow {
+  const split = (build: PageBuild): string => {
+    const mine = windows.filter((window) => window.build === build);
+    const sum = (pick: (window: PageWindow) => number): number =>
+      mine.reduce((total, window) => total + pick(window), 0);
+    const wall = sum((window) => window.wallSeconds);
+    const script = sum((window) => window.splitSeconds?.script ?? Number.NaN);
+    const style = sum((window) => window.splitSeconds?.style ?? Number.NaN);
+    const layout = sum((window) => window.splitSeconds?.layout ?? Number.NaN);
+    const rest = sum((window) => window.busySeconds) - script - style - layout;
+    const share = (seconds: number): string => `${fmt((100 * seconds) / wall)} %`;
+    return `script ${share(script)}, style ${share(style)}, layout ${share(layout)}, rest (paint, compositing, GC …) ${share(rest)}`;
+  };
+  return {
+    measurement: '4b. page before → after: main thread by kind',
+    condition,
+    result: `before: ${split('before')}; after: ${split('after')}`,
+    target: '–',
+    verdict: 'n/a',
   };
 }
 
@@ -204,6 +247,6 @@ export async function runPageAb(
       })),
     });
     const condition = `${comparison.rounds} rounds × ${windowSeconds} s per build, alternating, ${app.rateHz} Hz, headless Chromium, scans running`;
-    return pageAbRows(comparison, condition);
+    return [...pageAbRows(comparison, condition), pageAbSplitRow(windows, condition)];
   }, parent);
 }

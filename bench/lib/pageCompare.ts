@@ -22,6 +22,8 @@ export interface PageWindow {
   busySeconds: number;
   wallSeconds: number;
   longTasks: number;
+  /** Of busySeconds: script, style recalculation and layout (CDP ScriptDuration, RecalcStyleDuration, LayoutDuration). */
+  splitSeconds?: { script: number; style: number; layout: number };
 }
 
 /** An estimate with its 95 % bootstrap interval. */
