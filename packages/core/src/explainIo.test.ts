@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import type { ExplainIoReport } from '@aioscope/spec';
 import { explainIoMedians, explainIoReport, parseExplainIoNodes } from './explainIo.ts';
-import { loadFixture } from './testFixtures.ts';
+import {
+  recordedExplainIo as explainOf,
+  RECORDED_BLOCK_SIZE as BLOCK_SIZE,
+  type RecordedExplainIo,
+} from './testing/explainIoRuns.ts';
 
 // Real EXPLAIN (ANALYZE, BUFFERS, TIMING OFF, IO, FORMAT JSON) answers of PostgreSQL 19beta2
 // (shared/fixtures/servers, copied unchanged).
-interface ExplainIoFixture {
-  server: string;
-  variants: Record<string, { conditions: string; explain: unknown }>;
-}
-const fixture = loadFixture<ExplainIoFixture>('servers/pg19beta2-explain-io.json');
-const explainOf = (variant: string): unknown => fixture.variants[variant]?.explain;
 const PG19 = 190000;
-// The fixture's table: 947 MB in 121,213 blocks, i.e. the default block size.
-const BLOCK_SIZE = 8192;
 
 describe('parseExplainIoNodes (PostgreSQL 19beta2)', () => {
   it('finds the one Seq Scan of the serial default scan with its seven figures', () => {
@@ -109,7 +105,7 @@ describe('explainIoReport', () => {
 });
 
 describe('explainIoMedians', () => {
-  const report = (variant: string): ExplainIoReport => explainIoReport(explainOf(variant), PG19, BLOCK_SIZE);
+  const report = (variant: RecordedExplainIo): ExplainIoReport => explainIoReport(explainOf(variant), PG19, BLOCK_SIZE);
 
   it('takes each figure’s median over the rounds, per node and per worker', () => {
     // Three rounds of the same plan: the defaults, the warm OS cache and the parallel scan's total.

@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { labExperimentSchema, type LabRun } from '@aioscope/spec';
-import { explainIoReport } from './explainIo.ts';
+import { labExperimentSchema } from '@aioscope/spec';
 import { explainIoMarkdown, explainIoOfVariants } from './explainIoLab.ts';
-import { loadFixture } from './testFixtures.ts';
+import { labRunWithExplainIo as runOf } from './testing/explainIoRuns.ts';
 
-// Real answers of PostgreSQL 19beta2 (shared/fixtures/servers, copied unchanged).
-const fixture = loadFixture<{ variants: Record<string, { explain: unknown }> }>('servers/pg19beta2-explain-io.json');
-
-function runOf(variant: string, round: number, recorded: string, versionNum = 190000): LabRun {
-  return {
-    ...{ variant, round, startedAt: round, ioMethod: 'worker', cacheState: 'cold', osResidencyBefore: 0 },
-    ...{ executionMs: 1, sharedReadBlocks: 1, sharedHitBlocks: 0, ioReadTimeMs: null },
-    ...{ reads: null, readBytes: null, bytesPerRead: null },
-    explainIo: explainIoReport(fixture.variants[recorded]?.explain, versionNum, 8192),
-  };
-}
-
+// Lab runs whose EXPLAIN answered as PostgreSQL 19beta2 did (fixtures/servers, kept as recorded).
 const definition = labExperimentSchema.parse({
   tableMb: 947,
   cacheState: 'cold',

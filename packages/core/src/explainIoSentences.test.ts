@@ -10,14 +10,15 @@ import {
   explainIoWorkerSubject,
   labVariantCondition,
 } from './explainIoSentences.ts';
-import { loadFixture } from './testFixtures.ts';
+import {
+  recordedExplainIo,
+  RECORDED_BLOCK_SIZE as BLOCK_SIZE,
+  type RecordedExplainIo,
+} from './testing/explainIoRuns.ts';
 
 // Real answers of PostgreSQL 19beta2, six variants (shared/fixtures/servers, copied unchanged).
-const fixture = loadFixture<{ variants: Record<string, { explain: unknown }> }>('servers/pg19beta2-explain-io.json');
-const BLOCK_SIZE = 8192;
-
-function scanOf(variant: string): ExplainIoNode {
-  const node = parseExplainIoNodes(fixture.variants[variant]?.explain)[0];
+function scanOf(variant: RecordedExplainIo): ExplainIoNode {
+  const node = parseExplainIoNodes(recordedExplainIo(variant))[0];
   if (node === undefined) throw new Error(`no scan node in ${variant}`);
   return node;
 }

@@ -1,37 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { explainIoReport } from '@aioscope/core';
+import { labRunWithExplainIo as run, RECORDED_BLOCK_SIZE as BLOCK_SIZE } from '@aioscope/core/testing';
 import { labExperimentSchema, type LabExperiment, type LabRun } from '@aioscope/spec';
 import { explainIoViewOfExperiment, roundsText } from './explainIoView.ts';
 
-// Real EXPLAIN (ANALYZE, IO) answers of PostgreSQL 19beta2, as recorded (core/fixtures/servers).
-const fixture = JSON.parse(
-  readFileSync(
-    new URL('../../../../packages/core/fixtures/servers/pg19beta2-explain-io.json', import.meta.url),
-    'utf8',
-  ),
-) as { variants: Record<string, { explain: unknown }> };
-const BLOCK_SIZE = 8192;
-
-function run(variant: string, round: number, recorded: string, versionNum = 190000): LabRun {
-  return {
-    variant,
-    round,
-    startedAt: round,
-    ioMethod: 'worker',
-    cacheState: 'cold',
-    osResidencyBefore: 0,
-    executionMs: 100,
-    sharedReadBlocks: 1,
-    sharedHitBlocks: 0,
-    ioReadTimeMs: null,
-    reads: null,
-    readBytes: null,
-    bytesPerRead: null,
-    explainIo: explainIoReport(fixture.variants[recorded]?.explain, versionNum, BLOCK_SIZE),
-  };
-}
-
+// Lab runs whose EXPLAIN answered as PostgreSQL 19beta2 did (core/fixtures/servers, as recorded).
 const definition = labExperimentSchema.parse({
   tableMb: 947,
   cacheState: 'cold',

@@ -4,3 +4,4 @@
  */
 export { framesOfRows, loadFixture } from '../testFixtures.ts';
 export * from './recordedPayloads.ts';
+export * from './explainIoRuns.ts';
