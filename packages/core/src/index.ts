@@ -12,7 +12,6 @@ export * from './processes.ts';
 export * from './audit.ts';
 export * from './upgradeAudit.ts';
 export * from './saturation.ts';
-export * from './csv.ts';
 export * from './lab.ts';
 export * from './labVariants.ts';
 export * from './monitorRules.ts';

@@ -3,7 +3,6 @@ import { labExperimentSchema, type LabRun } from '@aioscope/spec';
 import {
   DIRECT_IO_NOTE,
   labNotes,
-  labRunsToCsv,
   labSummaryToMarkdown,
   median,
   parseExplainJson,
@@ -108,28 +107,6 @@ describe('parseExplainJson (recorded on PostgreSQL 18)', () => {
 });
 
 describe('exports', () => {
-  it('writes every run as CSV, quoting what needs it', () => {
-    const csv = labRunsToCsv([run('with, comma "quoted"', 1, 1.5)]);
-    const [header, row] = csv.trim().split('\r\n');
-    expect(header?.split(',')).toContain('bytesPerRead');
-    expect(row).toMatch(/^"with, comma ""quoted""",1,/);
-  });
-
-  it('writes the start as an ISO time and bytes per read to the byte, as a spreadsheet reads them', () => {
-    const startedAt = Date.UTC(2026, 4, 17, 9, 30, 15, 250);
-    const csv = labRunsToCsv([{ ...run('A', 1, 100, 130039.93700787402), startedAt }]);
-    const [header, row] = csv.trim().split('\r\n');
-    const cells = Object.fromEntries((header ?? '').split(',').map((name, i) => [name, row?.split(',')[i]]));
-    expect(cells.startedAt).toBe('2026-05-17T09:30:15.250Z');
-    expect(cells.bytesPerRead).toBe('130040');
-    expect(
-      labRunsToCsv([run('A', 1, 100, null)])
-        .trim()
-        .split('\r\n')[1]
-        ?.endsWith(','),
-    ).toBe(true);
-  });
-
   it('writes the medians as a Markdown table with its caveats', () => {
     const md = labSummaryToMarkdown('t', summarizeLab(definition, [run('A', 1, 100)]), ['indicative: 1 round(s)'], 'A');
     expect(md).toMatch(/\| A \| 1 \| 100\.0 \| 100\.0–100\.0 \| 1\.00× \| 128\.0 kB \| 10\.0 \|/);

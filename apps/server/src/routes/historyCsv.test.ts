@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bytesPerReadSeries, csvRow } from '@aioscope/core';
+import { bytesPerReadSeries } from '@aioscope/core';
+import { csvRow } from '../http/csv.ts';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { MemoryHistory } from '../history/memoryHistory.ts';
 import { SYNTHETIC_START, syntheticRecording } from '../history/recordingFileFixture.ts';

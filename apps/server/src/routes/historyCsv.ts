@@ -2,10 +2,7 @@ import {
   BYTES_PER_READ_WINDOW_SECONDS,
   busyShare,
   bytesPerReadSeries,
-  csvRow,
-  csvRows,
   emptyTally,
-  type CsvCell,
   rollupStepFor,
   tallyFrame,
 } from '@aioscope/core';
@@ -19,6 +16,7 @@ import {
   type RollupPoint,
 } from '@aioscope/spec';
 import type { HistoryReader } from '../history/historyReader.ts';
+import { csvRow, csvRows, type CsvCell } from '../http/csv.ts';
 
 /**
  * A range's series as CSV for spreadsheets: one row per frame, or per roll-up step when the range

@@ -1,11 +1,11 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
-import { csvRow } from '@aioscope/core';
 import { historyFramesSchema, openedRecordingSchema, targetListSchema } from '@aioscope/spec';
 import { buildApp } from '../app/app.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from '../history/recordingFileFixture.ts';
 import { readRecording } from '../history/recordingFileReader.ts';
+import { csvRow } from '../http/csv.ts';
 import { FRAME_CSV_HEADER, ROLLUP_CSV_HEADER } from './historyCsv.ts';
 
 /**

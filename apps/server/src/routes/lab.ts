@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { explainIoMarkdown, labRunsToCsv, labSummaryToMarkdown, plural } from '@aioscope/core';
+import { explainIoMarkdown, labSummaryToMarkdown, plural } from '@aioscope/core';
+import { labRunsToCsv } from '../lab/labCsv.ts';
 import { LAB_EXPERIMENT_ID } from '@aioscope/spec';
 import type { LabService } from '../lab/labService.ts';
 

@@ -4,7 +4,8 @@ import { stringify } from 'csv-stringify/sync';
 export type CsvCell = string | number | null;
 
 /**
- * The one CSV writer of the project (history export, lab runs): RFC 4180, so a field with a comma,
+ * The one CSV writer of the project (history export, lab runs), on the server only: csv-stringify
+ * touches Node's Buffer when it loads, so it must stay out of the page's bundle. RFC 4180, so a field with a comma,
  * quote, CR or LF is quoted with its quotes doubled, and every row ends in CRLF, as spreadsheet
  * imports expect. Rows are written in pieces so a long export streams.
  */
