@@ -1,8 +1,12 @@
+import { playwright } from '@vitest/browser-playwright';
 import { defineConfig } from 'vitest/config';
+import { componentTestCommands } from './apps/web/src/testing/browserCommands.ts';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './e2e/support/chromium.ts';
 
 /**
- * Three layers, each its own project: unit (pure code, recorded fixtures), integration (a real
- * embedded PostgreSQL 18 started by the test), e2e (the real app in Debian's Chromium).
+ * Four layers, each its own project: unit (pure code, recorded fixtures), component (the page's
+ * components rendered in Debian's Chromium, fed recorded payloads), integration (a real embedded
+ * PostgreSQL 18 started by the test), e2e (the real app in Debian's Chromium).
  * Integration and e2e share one machine's two cores and a real server: one file at a time.
  */
 export default defineConfig({
@@ -18,6 +22,21 @@ export default defineConfig({
             'bench/lib/**/*.test.ts',
           ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        test: {
+          name: 'component',
+          include: ['apps/web/src/**/*.test.tsx'],
+          browser: {
+            enabled: true,
+            headless: true,
+            // Debian's Chromium, never a browser downloaded at test time.
+            provider: playwright({ launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS } }),
+            instances: [{ browser: 'chromium' }],
+            commands: componentTestCommands,
+            screenshotFailures: false,
+          },
         },
       },
       {

@@ -1,20 +1,5 @@
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/**
- * Debian's Chromium, headless. The network flags matter here: without them Chromium keeps trying
- * to reach its own services, which this machine's closed network refuses.
- */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './chromium.ts';
 
 export interface LaunchedBrowser {
   browser: Browser;
