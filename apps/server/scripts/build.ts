@@ -2,7 +2,7 @@
  * Builds what `npm pack` ships for `npx aioscope` (run by `prepack`):
  *   dist/cli.js  the server, with the private workspace packages @aioscope/core and @aioscope/spec
  *                compiled in (no registry has them); npm dependencies stay imports that npm installs
- *   dist/recordingIngestWorker.js  the worker thread that opens recording files, found by cli.js
+ *   dist/recordingIngestWorker.js  the child process that opens recording files, found by cli.js
  *                beside itself (history/openedRecordings.ts)
  *   dist/web/    the dashboard, built from apps/web straight into the package, so a pack never
  *                rewrites the apps/web/dist that `npm start` and the e2e tests serve

@@ -175,7 +175,7 @@ describe('the packed server: npm pack, npm install into an empty folder, npx aio
     expect(target?.server?.versionNum).toBeGreaterThanOrEqual(180000);
   });
 
-  it('opens a dropped recording file through the worker thread it ships', async () => {
+  it('opens a dropped recording file through the ingest process it ships', async () => {
     const file = path.join(workDir, 'dropped.aioscope.gz');
     const range = { from: SYNTHETIC_START, to: SYNTHETIC_START + 20_000 };
     await writeRecordingFile(syntheticHistory('embedded', { durationMs: 20_000 }), range, file);
