@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../system/logger.ts';
+
+/**
+ * Which replica samples which target, when several aioscope processes share one store: each target
+ * is owned through a PostgreSQL advisory lock on the store, held by the owning replica's session.
+ *
+ * Why advisory locks and not a lease table: the server releases a session's locks the moment the
+ * session ends, so a replica killed with -9 (its socket closed by the kernel) frees its targets at
+ * once, with no clock to trust and no heartbeat rows to write 20 times a minute per target. A
+ * replica cut off by the network is found out by TCP keepalives set on its session (about 4 s),
+ * after which the server ends the session and its locks go. Replicas are counted the same way: each
+ * holds one lock in the replica class, and pg_locks, readable by any role, lists them.
+ *
+ * Each replica takes up to ⌈targets ÷ replicas⌉, preferring targets by rendezvous hashing (so two
+ * replicas starting together reach for different ones), and gives back what is over its share when
+ * another replica appears: the targets end up spread evenly, and a handover is one check interval.
+ */
+
+/** pg_advisory_lock(int4, int4) classes: 'aior' for replicas, 'aiot' for targets. */
+export const REPLICA_LOCK_CLASS = 0x61696f72;
+export const TARGET_LOCK_CLASS = 0x61696f74;
+export const DEFAULT_CHECK_INTERVAL_MS = 1_000;
+
+/** The int4 a name locks under (two names colliding would only make one wait for the other's lock). */
+export function lockKey(name: string): number {
+  return createHash('sha256').update(name).digest().readInt32BE(0);
+}
+
+/** The order a replica prefers targets in: highest hash of (replica, target) first. */
+export function preferenceOrder(replicaId: string, targets: readonly string[]): string[] {
+  const score = (target: string): string => createHash('sha256').update(`${replicaId}\u0000${target}`).digest('hex');
+  return [...targets].sort((a, b) => (score(a) < score(b) ? 1 : score(a) > score(b) ? -1 : 0));
+}
+
+/** At most this many targets per replica: an even share, rounded up. */
+export function shareOf(targets: number, replicas: number): number {
+  return replicas <= 0 ? targets : Math.ceil(targets / replicas);
+}
+
+export interface OwnershipOptions {
+  connectionString: string;
+  replicaId: string;
+  log: Logger;
+  checkIntervalMs?: number;
+  /** Seconds of silence before the server probes this replica's session, and probes before it gives up. */
+  keepalive?: { idleSeconds: number; intervalSeconds: number; count: number };
+}
+
+export interface OwnershipState {
+  owned: ReadonlySet<string>;
+  replicas: number;
+  /** Whether the store answered the last check (ownership is kept, not given up, while it does not). */
+  connected: boolean;
+}
+
+export class TargetOwnership {
+  private client: pg.Client | null = null;
+  private targets: string[] = [];
+  private readonly owned = new Set<string>();
+  private replicas = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private checking: Promise<void> | null = null;
+  private stopped = false;
+  private readonly listeners = new Set<(state: OwnershipState) => void>();
+  /** Targets taken over from another replica or given back: for /metrics. */
+  handovers = 0;
+
+  constructor(private readonly options: OwnershipOptions) {}
+
+  state(): OwnershipState {
+    return { owned: new Set(this.owned), replicas: this.replicas, connected: this.client !== null };
+  }
+
+  onChange(listener: (state: OwnershipState) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  /** The targets of the targets file; those no longer listed are given back at the next check. */
+  setTargets(ids: readonly string[]): void {
+    this.targets = [...new Set(ids)];
+    void this.check();
+  }
+
+  /** Checks once now (at start, so the first targets are taken before the app serves), then every interval. */
+  async start(): Promise<void> {
+    await this.check();
+    this.timer = setInterval(() => void this.check(), this.options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  /** Gives every target back (ending the session frees its locks) so the others take them at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== null) clearInterval(this.timer);
+    await this.checking;
+    const client = this.client;
+    this.client = null;
+    await client?.end().catch(() => undefined);
+    if (this.owned.size > 0) {
+      this.owned.clear();
+      this.emit();
+    }
+  }
+
+  /** One check; overlapping calls share the one in flight. */
+  check(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    this.checking ??= this.checkOnce().finally(() => (this.checking = null));
+    return this.checking;
+  }
+
+  private async checkOnce(): Promise<void> {
+    const before = [...this.owned].sort().join('\u0000');
+    try {
+      const client = this.client ?? (await this.connect());
+      this.replicas = await this.countReplicas(client);
+      const share = shareOf(this.targets.length, this.replicas);
+      const listed = new Set(this.targets);
+      const order = preferenceOrder(this.options.replicaId, this.targets);
+      const release = async (target: string): Promise<void> => {
+        await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
+        this.owned.delete(target);
+        this.handovers++;
+      };
+      for (const target of [...this.owned]) if (!listed.has(target)) await release(target);
+      // Over the share (another replica appeared): given back, least preferred first.
+      for (const target of [...order].reverse()) {
+        if (this.owned.size <= share) break;
+        if (this.owned.has(target)) await release(target);
+      }
+      for (const target of order) {
+        if (this.owned.size >= share) break;
+        if (this.owned.has(target)) continue;
+        const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [
+          TARGET_LOCK_CLASS,
+          lockKey(target),
+        ]);
+        if (rows[0]?.taken === true) {
+          this.owned.add(target);
+          this.handovers++;
+        }
+      }
+    } catch (error) {
+      // The store is unreachable: keep sampling what is owned (no target goes unsampled); the
+      // session is gone, so the next check connects again and takes the locks back, dropping any
+      // another replica took meanwhile.
+      const client = this.client;
+      this.client = null;
+      void client?.end().catch(() => undefined);
+      this.options.log.warn(`target ownership: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if ([...this.owned].sort().join('\u0000') !== before) this.emit();
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client({
+      connectionString: this.options.connectionString,
+      application_name: `aioscope replica ${this.options.replicaId}`,
+      keepAlive: true,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 5_000,
+    });
+    client.on('error', () => undefined);
+    await client.connect();
+    try {
+      const { idleSeconds, intervalSeconds, count } = this.options.keepalive ?? {
+        idleSeconds: 2,
+        intervalSeconds: 1,
+        count: 2,
+      };
+      await client.query(
+        `SET tcp_keepalives_idle = ${idleSeconds}; SET tcp_keepalives_interval = ${intervalSeconds}; SET tcp_keepalives_count = ${count}`,
+      );
+      await client.query('SELECT pg_advisory_lock($1, $2)', [REPLICA_LOCK_CLASS, lockKey(this.options.replicaId)]);
+      // Targets owned before the session was lost: ours again unless another replica took them.
+      for (const target of [...this.owned]) {
+        const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [
+          TARGET_LOCK_CLASS,
+          lockKey(target),
+        ]);
+        if (rows[0]?.taken !== true) this.owned.delete(target);
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.client = client;
+    return client;
+  }
+
+  private async countReplicas(client: pg.Client): Promise<number> {
+    const { rows } = await client.query<{ replicas: string }>(
+      "SELECT count(*) AS replicas FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+      [REPLICA_LOCK_CLASS],
+    );
+    return Math.max(1, Number(rows[0]?.replicas ?? 1));
+  }
+
+  private emit(): void {
+    const state = this.state();
+    for (const listener of this.listeners) listener(state);
+  }
+}

@@ -1,0 +1,102 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type pg from 'pg';
+import { TargetOwnership } from '../src/fleet/targetOwnership.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
+import { waitUntil } from './support/polling.ts';
+import { connect, startTestPostgres } from './support/testPostgres.ts';
+
+/** Replicas sharing targets through advisory locks on a real PostgreSQL 18 store. */
+let server: EmbeddedPostgresServer;
+let admin: pg.Client;
+let url: string;
+const TARGETS = ['a', 'b', 'c', 'd', 'e', 'f'];
+const QUIET = { info: (): void => undefined, warn: (): void => undefined };
+let replicas: TargetOwnership[] = [];
+
+beforeAll(async () => {
+  server = await startTestPostgres('ownership');
+  admin = await connect(server);
+  const { user, password, port } = server.connectionConfig;
+  url = `postgres://${encodeURIComponent(String(user))}:${encodeURIComponent(String(password))}@127.0.0.1:${String(port)}/postgres`;
+});
+
+afterEach(async () => {
+  await Promise.all(replicas.map((replica) => replica.stop()));
+  replicas = [];
+});
+
+afterAll(async () => {
+  await admin?.end();
+  await server?.stop();
+});
+
+async function replica(id: string): Promise<TargetOwnership> {
+  const ownership = new TargetOwnership({ connectionString: url, replicaId: id, log: QUIET, checkIntervalMs: 200 });
+  ownership.setTargets(TARGETS);
+  await ownership.start();
+  replicas.push(ownership);
+  return ownership;
+}
+
+const owned = (replica: TargetOwnership): string[] => [...replica.state().owned].sort();
+
+/** Every target owned by exactly one of `live`, each of them holding `share`. */
+function spread(live: TargetOwnership[], share: number): boolean {
+  const all = live.flatMap(owned);
+  return (
+    all.length === TARGETS.length &&
+    new Set(all).size === TARGETS.length &&
+    live.every((r) => owned(r).length === share)
+  );
+}
+
+describe('target ownership through the store', () => {
+  it('spreads the targets evenly, takes over a departed replica’s within 5 s, and shares again when it returns', async () => {
+    const [r1, r2, r3] = [await replica('r1'), await replica('r2'), await replica('r3')];
+    await waitUntil(() => spread([r1, r2, r3], 2), 10_000, 'two targets per replica');
+    expect(r1.state().replicas).toBe(3);
+
+    // The server ends r1's session (as when its process dies): its locks go with it.
+    await r1.stop();
+    const takeover = await waitUntil(() => spread([r2, r3], 3), 5_000, 'r1’s targets taken over');
+    expect(takeover).toBeLessThan(5_000);
+
+    const back = await replica('r1');
+    await waitUntil(() => spread([back, r2, r3], 2), 10_000, 'r1 taking its share again');
+  });
+
+  it('keeps sampling what it owns while its session is lost, and keeps the targets nobody took', async () => {
+    const only = await replica('solo');
+    await waitUntil(() => owned(only).length === TARGETS.length, 5_000, 'all targets owned');
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'aioscope replica solo'",
+    );
+    // Lost and reconnected: still every target, none given up meanwhile.
+    const seen: number[] = [];
+    const stop = only.onChange((state) => seen.push(state.owned.size));
+    await waitUntil(
+      async () =>
+        Number(
+          (
+            await admin.query(
+              "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = 'aioscope replica solo'",
+            )
+          ).rows[0]?.n,
+        ) === 1 && owned(only).length === TARGETS.length,
+      10_000,
+      'the session back with every target',
+    );
+    stop();
+    expect(seen.every((size) => size === TARGETS.length)).toBe(true);
+  });
+
+  it('gives back a target the targets file no longer lists', async () => {
+    const r = await replica('r');
+    await waitUntil(() => owned(r).length === TARGETS.length, 5_000, 'all targets owned');
+    r.setTargets(TARGETS.slice(1));
+    await waitUntil(() => !owned(r).includes('a'), 5_000, 'target a given back');
+    const locks = await admin.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted");
+    // One replica lock and five target locks.
+    expect(Number(locks.rows[0]?.n)).toBe(TARGETS.length);
+  });
+});
