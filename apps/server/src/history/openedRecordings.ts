@@ -289,7 +289,11 @@ function runIngestWorker(request: IngestRequest): Promise<{ ingested: IngestedRe
       clearTimeout(timer);
       outcome();
     };
-    const child = fork(entry, [], { execArgv, stdio: ['ignore', 'ignore', 'pipe', 'ipc'], serialization: 'advanced' });
+    const child = fork(entry, [JSON.stringify(request)], {
+      execArgv,
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      serialization: 'advanced',
+    });
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (text: string) => (stderr = (stderr + text).slice(-STDERR_KEPT_CHARS)));
     const timer = setTimeout(() => {
@@ -315,6 +319,5 @@ function runIngestWorker(request: IngestRequest): Promise<{ ingested: IngestedRe
         ),
       );
     });
-    child.send(request);
   });
 }

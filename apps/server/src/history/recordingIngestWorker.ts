@@ -57,6 +57,6 @@ async function ingest(request: IngestRequest): Promise<IngestReply> {
 lowerEveryThreadsPriority();
 // aioscope gone (its end closes the channel): nothing is waiting for this file any more.
 process.once('disconnect', () => process.exit(0));
-process.once('message', (request: IngestRequest) => {
-  void ingest(request).then((reply) => process.send?.(reply, () => process.disconnect()));
-});
+// The request comes as the argument, not a message: one sent before a listener exists is lost.
+const request = JSON.parse(process.argv[2] ?? 'null') as IngestRequest;
+void ingest(request).then((reply) => process.send?.(reply, () => process.disconnect()));
