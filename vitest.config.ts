@@ -25,6 +25,18 @@ export default defineConfig({
         },
       },
       {
+        // Bundled before the first test: found mid-run, Vite reloads the page and a test runs twice.
+        optimizeDeps: {
+          include: [
+            'react',
+            'react-dom',
+            'react-dom/client',
+            'uplot',
+            'zod',
+            '@tanstack/react-query',
+            'vitest-browser-react',
+          ],
+        },
         test: {
           name: 'component',
           include: ['apps/web/src/**/*.test.tsx'],

@@ -1,0 +1,44 @@
+import { exactBytesPerRead, formatBytes } from '@aioscope/core';
+import type { IoStatDelta } from '@aioscope/spec';
+import { describe, expect, test } from 'vitest';
+import { page } from 'vitest/browser';
+import { render } from 'vitest-browser-react';
+import { panelInputs } from '../testing/panelInputs.ts';
+import { recordedPayloads } from '../testing/recorded.ts';
+import { BytesPerReadPanel } from './BytesPerReadPanel.tsx';
+
+/** A size as the page writes it, its no-break space as the text content reads it. */
+const spaced = (bytes: number | null | undefined): string => formatBytes(bytes).replace(/\s/g, ' ');
+const exactOf = (deltas: readonly IoStatDelta[]): number | null => exactBytesPerRead(deltas).bytesPerRead;
+
+const panel = page.getByRole('region', { name: 'Bytes per read (read combining)' });
+
+describe('BytesPerReadPanel', () => {
+  test('before the first sample: waiting, no live figure, no statement counted yet', async () => {
+    const inputs = panelInputs(await recordedPayloads('pg18.4-embedded-worker'), []);
+    await render(<BytesPerReadPanel {...inputs} deltas={[]} />);
+    await expect.element(panel).toHaveTextContent('Waiting for the first sample …');
+    await expect.element(panel.getByTestId('bytes-per-read-live')).toHaveTextContent('–');
+    await expect.element(panel.getByTestId('bytes-per-read-exact')).toHaveTextContent('no statement finished');
+  });
+
+  test('a role that cannot read pg_aios is told the GRANT; the exact figure from pg_stat_io stays', async () => {
+    const inputs = panelInputs(await recordedPayloads('pg18.6-io_uring-no-grants'));
+    await render(<BytesPerReadPanel {...inputs} />);
+    await expect.element(panel).toHaveTextContent('This role cannot read pg_aios. Fix: GRANT pg_read_all_stats');
+    await expect.element(panel.getByTestId('bytes-per-read-live')).toHaveTextContent('–');
+    await expect.element(panel.getByRole('button', { name: 'About exact, 60 s' })).toBeVisible();
+  });
+
+  test('during a cold scan: the live mean size of new reads, and io_combine_limit as the server set it', async () => {
+    const inputs = panelInputs(await recordedPayloads('pg18.6-io_uring'));
+    await render(<BytesPerReadPanel {...inputs} />);
+    await expect
+      .element(panel.getByTestId('bytes-per-read-live'))
+      .toHaveTextContent(spaced(inputs.summary.liveBytesPerRead));
+    await expect.element(panel.getByTestId('bytes-per-read-exact')).toHaveTextContent(spaced(exactOf(inputs.deltas)));
+    await expect.element(panel).toHaveTextContent(spaced(inputs.target.server?.ioCombineLimitBytes));
+    await expect.element(panel).not.toHaveTextContent('Waiting for the first sample');
+    await expect.element(panel.getByRole('img', { name: 'bytes per read over the last 60 seconds' })).toBeVisible();
+  });
+});
