@@ -33,11 +33,11 @@ export interface HistogramLook {
 
 const X_AXIS_PX = 18;
 const X_LABEL_PX = 16;
-/** Plot padding [top, right, bottom, left], the room recharts' margins gave the same chart. */
+/** Plot padding [top, right, bottom, left]: room for the top tick label and the last category's label. */
 const PADDING: [number, number, number, number] = [16, 12, 0, 0];
 /** A category label needs about this much room; fewer labels are written when bins are narrower. */
 const X_LABEL_ROOM_PX = 18;
-/** Bars fill 80 % of their category, as recharts' default category gap did. */
+/** Bars fill 80 % of their category: neighbours stay apart, and a lone bar still reads as a bar. */
 const bars = uPlot.paths.bars?.({ size: [0.8, Infinity], align: 0, gap: 0 });
 
 /** Whole-number count ticks from 0 up to at least `max`: a count of reads has no halves. */

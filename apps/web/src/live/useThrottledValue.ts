@@ -24,7 +24,7 @@ export function nextShown<T>(
 
 /**
  * Returns `value`, but a new one at most every `intervalMs`: for views that are costly to redraw
- * and do not need every frame (the SVG histogram).
+ * and do not need every frame (the read-size histogram).
  */
 export function useThrottledValue<T>(value: T, intervalMs: number, same: (a: T, b: T) => boolean = Object.is): T {
   const shown = useRef<Shown<T>>({ value, at: 0 });
