@@ -64,6 +64,9 @@ describe('access control and what reaches the browser', () => {
     expect(cookie).toMatch(/SameSite=Strict/);
     const cookieHeader = cookie.split(';')[0] ?? '';
     expect((await fetch(`${url}/api/targets`, { headers: { cookie: cookieHeader } })).status).toBe(200);
+    // The token's holder is an operator (where the lab is allowed), as before team access.
+    const me = await fetch(`${url}/api/me`, { headers: { cookie: cookieHeader } });
+    expect(await me.json()).toEqual({ user: null, role: 'operator', via: 'token', operatorOnly: null });
   });
 
   it('answers /api/health without the token, with nothing but that it is up; no other URL passes for it', async () => {

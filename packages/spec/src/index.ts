@@ -9,3 +9,4 @@ export * from './lab.ts';
 export * from './history.ts';
 export * from './fleet.ts';
 export * from './race.ts';
+export * from './access.ts';

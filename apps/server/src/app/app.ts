@@ -7,7 +7,7 @@ import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
 import { liveHubPlugin, type LiveHubOptions } from '../live/liveHub.ts';
-import { registerAccessControl } from '../http/access.ts';
+import { registerAccessControl, type AccessPolicy, type AuthProxy } from '../http/access.ts';
 import { drainConnectionsPlugin } from '../plugins/drainConnections.ts';
 import type { HistoryCatalog } from '../history/historyReader.ts';
 import { OpenedRecordings } from '../history/openedRecordings.ts';
@@ -31,6 +31,8 @@ export interface AppOptions {
   lab?: LabService;
   /** Required on every request and socket when set (listening beyond loopback). */
   token?: string;
+  /** Behind a team's auth proxy: its user header, the proxies trusted to send it, the operators. Replaces the token. */
+  authProxy?: AuthProxy;
   /** The recorder's store: every live target's past. Absent when nothing is recorded. */
   history?: HistoryCatalog;
   /**
@@ -70,7 +72,15 @@ export const aioscopeApp = fp<AppOptions>(
       },
     });
     await app.register(cookie);
-    if (options.token !== undefined) registerAccessControl(app, options.token);
+    const access: AccessPolicy =
+      options.authProxy !== undefined
+        ? { kind: 'proxy', proxy: options.authProxy }
+        : options.token !== undefined
+          ? { kind: 'token', token: options.token }
+          : { kind: 'loopback' };
+    registerAccessControl(app, access);
+    // Who the page is talking for, and whether it may start what writes to a watched server.
+    app.get('/api/me', (request) => request.identity);
 
     app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
       const status = error.statusCode ?? 500;
@@ -131,7 +141,7 @@ export const aioscopeApp = fp<AppOptions>(
         recordings.summary(targetId) === undefined
           ? undefined
           : `"${targetId}" is a recording file: it has no live stream; read it through /api/targets/${targetId}/history`,
-      ...(options.token === undefined ? {} : { token: options.token }),
+      access,
       ...(options.live ?? {}),
     });
   },

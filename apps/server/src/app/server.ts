@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { aioscopeApp, fastifyOptions } from './app.ts';
+import { authProxyOf } from '../config/accessConfig.ts';
 import type { AppConfig } from '../config/config.ts';
 import type { HistoryCatalog } from '../history/historyReader.ts';
 import type { LabService } from '../lab/labService.ts';
@@ -78,6 +79,7 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
         history: instance.history,
         webRoot: WEB_ROOT,
         ...(config.token === undefined ? {} : { token: config.token }),
+        ...(config.authProxy === null ? {} : { authProxy: authProxyOf(config.authProxy) }),
       });
     });
     await listen(app, config);

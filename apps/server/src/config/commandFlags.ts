@@ -87,6 +87,23 @@ else the password file PGPASSFILE names, else ~/.pgpass (mode 600).`,
       'where aioscope keeps its files (default .aioscope/ in a checkout, ~/.aioscope when installed)',
     ),
     token: tokenFlag,
+    'auth-proxy-header': {
+      type: 'string',
+      value: '<name>',
+      help: "behind a team's SSO proxy (oauth2-proxy, nginx auth_request): the request header naming the user, believed only from a --trusted-proxy; replaces --token",
+    },
+    'trusted-proxy': {
+      type: 'string',
+      value: '<cidr>',
+      multiple: true,
+      help: 'addresses the auth proxy connects from (10.0.0.0/8, ::1/128); repeat it or separate with commas; the header from any other address is refused',
+    },
+    operators: {
+      type: 'string',
+      value: '<names>',
+      multiple: true,
+      help: 'users of --auth-proxy-header who may start lab runs and races (comma-separated); everyone else views',
+    },
     'allow-lab': allowLabFlag(
       'allow the scan lab on a server given with --db (it creates a table in its own schema aioscope_lab and drops it afterwards)',
     ),

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
+import { authProxyConfigSchema, readAccessFlags } from './accessConfig.ts';
 import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, START_FLAGS } from './commandFlags.ts';
 import { helpText, parseFlags } from './flagTable.ts';
 import { parseByteSize, parseDuration, type Parsed } from './recordingLimits.ts';
@@ -104,6 +105,7 @@ export const configSchema = z
     allowLab: z.boolean(),
     waitForDb: z.boolean(),
     token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
+    authProxy: authProxyConfigSchema,
     record: z
       .object({
         enabled: z.boolean(),
@@ -117,10 +119,10 @@ export const configSchema = z
       }),
   })
   .strict()
-  .refine((config) => isLoopbackHost(config.host) || config.token !== undefined, {
+  .refine((config) => isLoopbackHost(config.host) || config.token !== undefined || config.authProxy !== null, {
     path: ['host'],
     message:
-      'is not a loopback address: the dashboard would be reachable from other machines. Set --token or AIOSCOPE_TOKEN (at least 16 characters)',
+      'is not a loopback address: the dashboard would be reachable from other machines. Set --token or AIOSCOPE_TOKEN (at least 16 characters), or --auth-proxy-header',
   });
 
 export type AppConfig = z.infer<typeof configSchema>;
@@ -158,6 +160,15 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     return { ok: false, error: `--targets cannot be used with ${dbs.length > 0 ? '--db' : '--embedded'}` };
   }
 
+  const tokenGiven = values.token !== undefined || (env.AIOSCOPE_TOKEN ?? '') !== '';
+  const access = readAccessFlags({
+    header: values['auth-proxy-header'],
+    trustedProxies: values['trusted-proxy'] ?? [],
+    operators: values.operators ?? [],
+    tokenGiven,
+  });
+  if (!access.ok) return access;
+
   const usesEnvironment = PG_TARGET_VARIABLES.some((name) => (env[name] ?? '') !== '');
   const target =
     targetsFile !== undefined
@@ -182,9 +193,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     logLevel: values['log-level'],
     allowLab: values['allow-lab'] === true,
     waitForDb: values['wait-for-db'] === true,
-    ...(values.token !== undefined || (env.AIOSCOPE_TOKEN ?? '') !== ''
-      ? { token: values.token ?? env.AIOSCOPE_TOKEN }
-      : {}),
+    ...(tokenGiven ? { token: values.token ?? env.AIOSCOPE_TOKEN } : {}),
+    authProxy: access.authProxy,
     record: {
       enabled: values.record !== false,
       rawMs: values['record-raw'],

@@ -1,6 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Identity } from '@aioscope/spec';
+import { identity, roleOf } from './roles.ts';
+import { isTrustedProxy, type TrustedProxies } from './trustedProxies.ts';
 
 /** The cookie a browser keeps after opening the tokened URL once. */
 export const TOKEN_COOKIE = 'aioscope_token';
@@ -43,26 +46,125 @@ export function requestHasToken(
  */
 export const OPEN_ROUTE = '/api/health';
 
+/** The header an auth proxy (oauth2-proxy, nginx auth_request) sets to the user it authenticated. */
+export interface AuthProxy {
+  /** As given to --auth-proxy-header; matched without regard to case, as HTTP header names are. */
+  readonly header: string;
+  readonly trusted: TrustedProxies;
+  readonly operators: ReadonlySet<string>;
+}
+
 /**
- * Token access for a dashboard listening beyond loopback: the page, the REST API and the socket
- * all need it (all but OPEN_ROUTE). Opening `/?token=…` once stores it in an HttpOnly,
- * SameSite=Strict cookie and redirects to a URL without it. Needs @fastify/cookie registered.
+ * Who may come in: anyone who reaches a loopback address (this machine's users, operators as
+ * before), the holder of the shared token (an operator), or the user an auth proxy names.
  */
-export function registerAccessControl(app: FastifyInstance, token: string): void {
+export type AccessPolicy =
+  | { readonly kind: 'loopback' }
+  | { readonly kind: 'token'; readonly token: string }
+  | { readonly kind: 'proxy'; readonly proxy: AuthProxy };
+
+export type AccessVerdict =
+  | { ok: true; identity: Identity }
+  | {
+      ok: false;
+      status: 401 | 403;
+      error: string;
+      /** Refusals worth a line in the log (a forged header). */ warn?: string;
+    };
+
+const TOKEN_MISSING =
+  'aioscope needs its access token: open the URL it printed at start-up, or send Authorization: Bearer <token>';
+
+/** The user the proxy header names, or null when it is absent or blank. */
+function headerUser(request: Pick<IncomingMessage, 'headers'>, header: string): string | null {
+  const value = request.headers[header.toLowerCase()];
+  const text = (Array.isArray(value) ? value.join(',') : (value ?? '')).trim();
+  return text === '' ? null : text;
+}
+
+/**
+ * The one check of every request and socket handshake (not OPEN_ROUTE): who it is, or why it is
+ * refused. Behind an auth proxy the header is believed only from a trusted peer, and required from it.
+ */
+export function identifyRequest(
+  request: Pick<IncomingMessage, 'headers' | 'socket'>,
+  policy: AccessPolicy,
+  parseCookie: (header: string) => Record<string, string | undefined>,
+): AccessVerdict {
+  if (policy.kind === 'loopback') return { ok: true, identity: identity(null, 'operator', 'loopback') };
+  if (policy.kind === 'token') {
+    return requestHasToken(request, policy.token, parseCookie)
+      ? { ok: true, identity: identity(null, 'operator', 'token') }
+      : { ok: false, status: 401, error: TOKEN_MISSING };
+  }
+  const { header, trusted, operators } = policy.proxy;
+  const peer = request.socket.remoteAddress ?? 'an unknown address';
+  const user = headerUser(request, header);
+  if (!isTrustedProxy(trusted, request.socket.remoteAddress)) {
+    if (user === null)
+      return {
+        ok: false,
+        status: 403,
+        error: `aioscope is reached through its auth proxy only: ${peer} is not a trusted proxy (--trusted-proxy ${trusted.ranges.join(',')})`,
+      };
+    return {
+      ok: false,
+      status: 403,
+      error: `the ${header} header came from ${peer}, which is not a trusted proxy: refused (--trusted-proxy ${trusted.ranges.join(',')})`,
+      warn: `refused a request from ${peer} carrying ${header}: not a trusted proxy`,
+    };
+  }
+  if (user === null)
+    return {
+      ok: false,
+      status: 401,
+      error: `the auth proxy at ${peer} sent no ${header} header: it must authenticate every request before aioscope`,
+    };
+  return { ok: true, identity: identity(user, roleOf(user, operators), 'proxy') };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the access hook on every request but OPEN_ROUTE. */
+    identity: Identity | null;
+  }
+}
+
+/**
+ * Access for every request: the page, the REST API and the socket (all but OPEN_ROUTE). With the
+ * token, opening `/?token=…` once stores it in an HttpOnly, SameSite=Strict cookie and redirects to
+ * a URL without it. Needs @fastify/cookie registered.
+ */
+export function registerAccessControl(app: FastifyInstance, policy: AccessPolicy): void {
+  app.decorateRequest('identity', null);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url === OPEN_ROUTE && (request.method === 'GET' || request.method === 'HEAD'))
       return undefined;
-    const fromQuery = (request.query as { token?: unknown } | undefined)?.token;
-    if (typeof fromQuery === 'string' && sameToken(fromQuery, token)) {
-      const path = request.url.split('?')[0] ?? '/';
-      return reply
-        .setCookie(TOKEN_COOKIE, token, { httpOnly: true, sameSite: 'strict', path: '/' })
-        .redirect(path, 303);
+    if (policy.kind === 'token') {
+      const fromQuery = (request.query as { token?: unknown } | undefined)?.token;
+      if (typeof fromQuery === 'string' && sameToken(fromQuery, policy.token)) {
+        const path = request.url.split('?')[0] ?? '/';
+        return reply
+          .setCookie(TOKEN_COOKIE, policy.token, { httpOnly: true, sameSite: 'strict', path: '/' })
+          .redirect(path, 303);
+      }
     }
-    if (requestHasToken(request.raw, token, (header) => app.parseCookie(header))) return undefined;
-    return reply.code(401).send({
-      error:
-        'aioscope needs its access token: open the URL it printed at start-up, or send Authorization: Bearer <token>',
-    });
+    const verdict = identifyRequest(request.raw, policy, (header) => app.parseCookie(header));
+    if (verdict.ok) {
+      request.identity = verdict.identity;
+      return undefined;
+    }
+    if (verdict.warn !== undefined) request.log.warn({ url: request.url }, verdict.warn);
+    return reply.code(verdict.status).send({ error: verdict.error });
   });
+}
+
+/**
+ * A route's preHandler for what writes to a watched server: the lab's and the race's starts and
+ * cancels. The server's check, whatever the page shows.
+ */
+export async function requireOperator(request: FastifyRequest, reply: FastifyReply): Promise<undefined | FastifyReply> {
+  const reason = request.identity === null ? 'Needs the operator role.' : request.identity.operatorOnly;
+  if (reason === null) return undefined;
+  return reply.code(403).send({ error: reason });
 }

@@ -7,7 +7,7 @@ import {
   type ServerToClientEvents,
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
-import { requestHasToken } from '../http/access.ts';
+import { identifyRequest, type AccessPolicy } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
@@ -50,8 +50,8 @@ export interface LiveHubOptions {
   monitors: ReadonlyMap<string, TargetMonitor>;
   /** Targets added and removed at run time (a targets file reload); absent: the monitors at start. */
   changes?: MonitorChanges;
-  /** Required on the socket handshake when set (listening beyond loopback). */
-  token?: string;
+  /** Who may open a socket: checked on the handshake, as every REST request is (http/access.ts). */
+  access: AccessPolicy;
   /** Joins per socket per JOIN_WINDOW_MS (tests raise it to build a backlog on purpose). */
   maxJoinsPerWindow?: number;
   /** Why a target that is not monitored has no live stream (a recording file), or undefined. */
@@ -96,7 +96,7 @@ function createLiveHub(
   app: FastifyInstance,
   options: LiveHubOptions,
 ): { server: SocketServer<ClientToServerEvents, ServerToClientEvents>; subscriptions: (() => void)[] } {
-  const { token, monitors } = options;
+  const { access, monitors } = options;
   const maxJoins = options.maxJoinsPerWindow ?? MAX_JOINS_PER_WINDOW;
   const io = new SocketServer<ClientToServerEvents, ServerToClientEvents>(app.server, {
     path: '/socket.io',
@@ -109,10 +109,11 @@ function createLiveHub(
         const origin = request.headers.origin;
         const host = request.headers.host;
         const sameOrigin = origin === undefined || (host !== undefined && hostOf(origin) === host);
-        callback(
-          null,
-          sameOrigin && (token === undefined || requestHasToken(request, token, (header) => app.parseCookie(header))),
-        );
+        if (!sameOrigin) return callback('another origin', false);
+        const verdict = identifyRequest(request, access, (header) => app.parseCookie(header));
+        if (!verdict.ok && verdict.warn !== undefined) app.log.warn({ url: request.url }, verdict.warn);
+        // The joins and leaves a socket sends after this only read: being let in is all they need.
+        callback(verdict.ok ? null : verdict.error, verdict.ok);
       } catch {
         // Whatever a client sends, it must not take the process down: refuse it.
         callback(null, false);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { explainIoMarkdown, labSummaryToMarkdown, plural } from '@aioscope/core';
 import { labRunsToCsv } from '../lab/labCsv.ts';
 import { LAB_EXPERIMENT_ID } from '@aioscope/spec';
+import { requireOperator } from '../http/access.ts';
 import type { LabService } from '../lab/labService.ts';
 
 const BAD_ID = 'experiment ids are 12 lowercase letters or digits';
@@ -22,7 +23,7 @@ export function registerLabRoutes(app: FastifyInstance, lab: LabService): void {
 
   app.get('/api/lab/experiments', () => lab.list());
 
-  app.post('/api/lab/experiments', { bodyLimit: 16 * 1024 }, (request, reply) => {
+  app.post('/api/lab/experiments', { bodyLimit: 16 * 1024, preHandler: requireOperator }, (request, reply) => {
     const result = lab.start(request.body);
     if (!result.ok) return reply.code(result.status).send({ error: result.error });
     return reply.code(202).send({ id: result.id });
@@ -36,7 +37,7 @@ export function registerLabRoutes(app: FastifyInstance, lab: LabService): void {
   });
 
   /** 200 with the experiment once it has ended as cancelled; 404 unknown id; 409 not running. */
-  app.post('/api/lab/experiments/:id/cancel', async (request, reply) => {
+  app.post('/api/lab/experiments/:id/cancel', { preHandler: requireOperator }, async (request, reply) => {
     const id = experimentId(request.params);
     if (id === null) return reply.code(400).send({ error: BAD_ID });
     const result = await lab.cancelExperiment(id, REST_CANCEL_REASON);

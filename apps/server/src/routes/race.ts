@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { LAB_EXPERIMENT_ID } from '@aioscope/spec';
+import { requireOperator } from '../http/access.ts';
 import type { LabService } from '../lab/labService.ts';
 import { prepareRaceRecording } from '../race/raceExport.ts';
 import { RaceService } from '../race/raceService.ts';
@@ -23,7 +24,7 @@ export function registerRaceRoutes(
 ): void {
   const races = new RaceService(lab, (message) => app.log.warn(message));
 
-  app.post('/api/race', { bodyLimit: 16 * 1024 }, (request, reply) => {
+  app.post('/api/race', { bodyLimit: 16 * 1024, preHandler: requireOperator }, (request, reply) => {
     const result = races.start(request.body);
     if (!result.ok) return reply.code(result.status).send({ error: result.error });
     return reply.code(202).send({ id: result.id });
