@@ -2,7 +2,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { aioscopeApp, fastifyOptions } from './app.ts';
 import { authProxyOf } from '../config/accessConfig.ts';
 import type { AppConfig } from '../config/config.ts';
+import { newReplicaId } from '../fleet/targetOwnership.ts';
 import type { HistoryCatalog } from '../history/historyReader.ts';
+import { checkStoreReachable } from '../history/pgStore/pgStoreEngine.ts';
 import type { LabService } from '../lab/labService.ts';
 import { demoPlugin } from '../plugins/demoPlugin.ts';
 import type { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
@@ -44,6 +46,7 @@ export interface StartHooks {
  */
 export async function startAioscope(config: AppConfig, log: Logger, hooks: StartHooks = {}): Promise<RunningAioscope> {
   const app = Fastify(fastifyOptions(config.logLevel === 'info' ? 'warn' : config.logLevel));
+  const replicaId = newReplicaId();
   let closing = false;
   let closed: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -52,6 +55,10 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
     return closed;
   };
   try {
+    if (config.record.store !== null && !config.waitForDb) {
+      const unusable = await checkStoreReachable(config.record.store);
+      if (unusable !== null) throw new StartupError(`${unusable} (--wait-for-db starts anyway and keeps retrying)`);
+    }
     await app.register(targetPlugin, {
       source: config.target,
       dataDir: config.dataDir,
@@ -67,10 +74,16 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
       sampleRate: config.sampleRateHz,
       budgetShare: config.rateBudgetPercent / 100,
       targetsFile: config.target.kind === 'file' ? config.target.path : null,
+      sharedStore: config.record.store === null ? null : { connectionString: config.record.store, replicaId },
       log,
     });
     await app.register(labPlugin, { dataDir: config.dataDir, allowExternal: config.allowLab, log });
-    await app.register(historyPlugin, { dataDir: config.dataDir, record: config.record, log });
+    await app.register(historyPlugin, {
+      dataDir: config.dataDir,
+      record: config.record,
+      replicaId,
+      log,
+    });
     await app.register(async (instance) => {
       await instance.register(aioscopeApp, {
         monitors: instance.monitors,

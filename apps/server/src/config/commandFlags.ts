@@ -112,6 +112,11 @@ else the password file PGPASSFILE names, else ~/.pgpass (mode 600).`,
       shownAs: '--no-record',
       help: 'do not record history (by default every sample is kept under history/ in the data folder, for rewinding, replaying and sharing)',
     },
+    store: {
+      type: 'string',
+      value: '<url>',
+      help: 'keep history in this PostgreSQL database (postgres://user@host/db) instead of the data folder; aioscope processes started with the same --store and --targets share the targets, each sampled by one',
+    },
     'record-raw': {
       type: 'string',
       value: '<age>',

@@ -80,6 +80,7 @@ describe('parseConfig', () => {
       rawMs: 24 * 3_600_000,
       rollupMs: 30 * 86_400_000,
       maxBytes: 1024 ** 3,
+      store: null,
     });
     expect(ok(['--no-record']).record.enabled).toBe(false);
   });
@@ -90,7 +91,25 @@ describe('parseConfig', () => {
       rawMs: 6 * 3_600_000,
       rollupMs: 7 * 86_400_000,
       maxBytes: 500 * 1024 ** 2,
+      store: null,
     });
+  });
+
+  it('keeps history in a shared PostgreSQL store with --store', () => {
+    expect(ok(['--store', 'postgres://aioscope@db.internal:5432/history']).record.store).toBe(
+      'postgres://aioscope@db.internal:5432/history',
+    );
+    expect(ok(['--store', 'postgresql://h/db']).record.store).toBe('postgresql://h/db');
+  });
+
+  it.each([
+    [['--store', 'mysql://h/db'], '--store must be a PostgreSQL URL: postgres://user@host:port/database'],
+    [['--store', 'postgres://us er@[bad'], '--store must be a PostgreSQL URL'],
+    [['--store', 'postgres://h/db', '--no-record'], '--store keeps history, so it cannot be used with --no-record'],
+  ])('rejects the store %j with a one-line message', (argv, expected) => {
+    const message = error(argv);
+    expect(message).toContain(expected);
+    expect(message).not.toContain('\n');
   });
 
   it.each([

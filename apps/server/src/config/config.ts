@@ -112,6 +112,17 @@ export const configSchema = z
         rawMs: limitSchema(parseDuration),
         rollupMs: limitSchema(parseDuration),
         maxBytes: limitSchema(parseByteSize),
+        /** --store: the shared PostgreSQL store; null keeps history in the data folder (DuckDB). */
+        store: z
+          .string()
+          .refine((url) => STORE_URL.test(url) && URL.canParse(url), {
+            message: 'must be a PostgreSQL URL: postgres://user@host:port/database',
+          })
+          .nullable(),
+      })
+      .refine((record) => record.enabled || record.store === null, {
+        path: ['store'],
+        message: 'keeps history, so it cannot be used with --no-record',
       })
       .refine((record) => record.rollupMs >= record.rawMs, {
         path: ['rollupMs'],
@@ -144,7 +155,10 @@ const FLAG_NAMES: Record<string, string> = {
   'record.rawMs': '--record-raw',
   'record.rollupMs': '--record-rollups',
   'record.maxBytes': '--record-max',
+  'record.store': '--store',
 };
+
+const STORE_URL = /^postgres(ql)?:\/\//;
 
 /** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ConfigResult {
@@ -200,6 +214,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
       rawMs: values['record-raw'],
       rollupMs: values['record-rollups'],
       maxBytes: values['record-max'],
+      store: values.store ?? null,
     },
   };
   const parsed = configSchema.safeParse(candidate);

@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Logger } from '../system/logger.ts';
 
@@ -32,6 +33,11 @@ export function lockKey(name: string): number {
 export function preferenceOrder(replicaId: string, targets: readonly string[]): string[] {
   const score = (target: string): string => createHash('sha256').update(`${replicaId}\u0000${target}`).digest('hex');
   return [...targets].sort((a, b) => (score(a) < score(b) ? 1 : score(a) > score(b) ? -1 : 0));
+}
+
+/** This process among the replicas: its host and pid (what an operator looks for), and a nonce for a reused pid. */
+export function newReplicaId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
 /** At most this many targets per replica: an even share, rounded up. */

@@ -4,6 +4,7 @@ import type { HistoryEventKind, HistoryExtent, TargetSummary } from '@aioscope/s
 import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
 import { HistoryStore } from '../history/historyStore.ts';
 import { DuckDbStoreEngine } from '../history/duckdbStoreEngine.ts';
+import { PostgresStoreEngine } from '../history/pgStore/pgStoreEngine.ts';
 import { Recorder } from '../history/recorder.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
 import type { TargetDescription } from '../history/storeEngine.ts';
@@ -21,7 +22,10 @@ declare module 'fastify' {
 
 export interface HistoryPluginOptions {
   dataDir: string;
-  record: RecordingLimits & { enabled: boolean };
+  /** store: the shared PostgreSQL store's URL (--store), or null for the data folder's DuckDB file. */
+  record: RecordingLimits & { enabled: boolean; store: string | null };
+  /** This process among replicas sharing the store (newReplicaId). */
+  replicaId: string;
   log: Logger;
 }
 
@@ -32,7 +36,7 @@ export interface HistoryPluginOptions {
  */
 export const historyPlugin = fp<HistoryPluginOptions>(
   async (app, options) => {
-    const { enabled, ...limits } = options.record;
+    const { enabled, store: store_, ...limits } = options.record;
     if (!enabled) {
       const readers = new Map<string, HistoryReader>();
       const stop = followMonitors(app.monitors, app.fleet.changes, (m) => {
@@ -47,8 +51,12 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       return;
     }
     const recorders = new Map<string, Recorder>();
+    const engine =
+      store_ === null
+        ? new DuckDbStoreEngine(path.join(options.dataDir, 'history'))
+        : new PostgresStoreEngine(store_, options.replicaId);
     const store = await HistoryStore.start({
-      engine: new DuckDbStoreEngine(path.join(options.dataDir, 'history')),
+      engine,
       limits,
       log: options.log,
       onRecordingChange: (status, dropped) => {

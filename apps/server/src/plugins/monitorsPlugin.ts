@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { TargetSummary, TargetsFileState } from '@aioscope/spec';
 import { MonitorRegistry, type FleetEntryView, type MonitorChanges } from '../fleet/monitorRegistry.ts';
+import { TargetOwnership } from '../fleet/targetOwnership.ts';
 import { TargetsFileWatcher } from '../fleet/targetsFileWatcher.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { Logger } from '../system/logger.ts';
@@ -29,6 +30,11 @@ export interface MonitorsPluginOptions {
   budgetShare: number;
   /** The targets file to follow (reload on SIGHUP and on change), or null. */
   targetsFile: string | null;
+  /**
+   * --store: processes started with the same shared store share the targets, each sampled by the
+   * one replica that owns it (fleet/targetOwnership.ts); null samples every target here.
+   */
+  sharedStore: { connectionString: string; replicaId: string } | null;
   log: Logger;
 }
 
@@ -48,11 +54,36 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
             app.log.error({ err: error, event }, 'a consumer of monitor events failed'),
         }),
     });
-    await registry.apply(app.fleetTargets);
+    const ownership =
+      options.sharedStore === null ? null : new TargetOwnership({ ...options.sharedStore, log: options.log });
+    // Only the targets this replica owns get a monitor; the targets file says which exist.
+    let listed = app.fleetTargets;
+    // One apply at a time, each with the ownership as it is when its turn comes.
+    let applying: Promise<unknown> = Promise.resolve();
+    const applyOwned = (): ReturnType<MonitorRegistry['apply']> => {
+      const next = applying.then(() => {
+        const owned = ownership?.state().owned;
+        return registry.apply(owned === undefined ? listed : listed.filter((t) => owned.has(t.definition.id)));
+      });
+      applying = next.catch(() => undefined);
+      return next;
+    };
+    const stopFollowingOwnership = ownership?.onChange(() => void applyOwned());
+    ownership?.setTargets(listed.map((t) => t.definition.id));
+    await ownership?.start();
+    await applyOwned();
     const watcher =
       options.targetsFile === null
         ? null
-        : new TargetsFileWatcher({ file: options.targetsFile, apply: (t) => registry.apply(t), log: options.log });
+        : new TargetsFileWatcher({
+            file: options.targetsFile,
+            apply: async (targets) => {
+              listed = targets;
+              ownership?.setTargets(targets.map((t) => t.definition.id));
+              return applyOwned();
+            },
+            log: options.log,
+          });
     watcher?.start();
     app.decorate('monitors', registry.monitors);
     app.decorate('fleet', {
@@ -63,7 +94,10 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
     });
     app.addHook('onClose', async () => {
       await watcher?.close();
+      stopFollowingOwnership?.();
       await registry.close();
+      // Last: the targets are given back once their monitors stopped, so no two replicas sample one.
+      await ownership?.stop();
     });
   },
   { name: 'aioscope-monitors', dependencies: ['aioscope-target', 'aioscope-demo'] },

@@ -68,8 +68,9 @@ export class PostgresStoreEngine implements StoreEngine {
 
   constructor(
     private readonly connectionString: string,
+    /** The replica writing (fleet/targetOwnership.ts newReplicaId), kept with its raw rows. */
+    private readonly writer = 'aioscope',
     private readonly migrations: readonly Migration<pg.ClientBase>[] = PG_STORE_MIGRATIONS,
-    private readonly application = 'aioscope history',
   ) {
     this.label = storeLabel(connectionString);
   }
@@ -78,7 +79,7 @@ export class PostgresStoreEngine implements StoreEngine {
     const pool = new pg.Pool({
       connectionString: this.connectionString,
       max: POOL_SIZE,
-      application_name: this.application,
+      application_name: 'aioscope history',
       statement_timeout: STATEMENT_TIMEOUT_MS,
       connectionTimeoutMillis: 5_000,
     });
@@ -107,7 +108,7 @@ export class PostgresStoreEngine implements StoreEngine {
 
   async write(rows: readonly PendingRow[]): Promise<void> {
     const pool = this.openPool();
-    const { statements, partitions } = batchStatements(rows);
+    const { statements, partitions } = batchStatements(rows, this.writer);
     const client = await pool.connect();
     try {
       await this.ensurePartitions(client, partitions);
@@ -325,4 +326,21 @@ function versionedStore(client: pg.ClientBase): VersionedStore<pg.ClientBase> {
       }
     },
   };
+}
+
+/**
+ * Opens and closes the store once: what start-up does before anything else when --store is given,
+ * so an unreachable store ends the start with its reason (exit 2), as an unreachable --db does. A
+ * team's replica that silently recorded nothing would be found out too late.
+ */
+export async function checkStoreReachable(connectionString: string): Promise<string | null> {
+  const engine = new PostgresStoreEngine(connectionString);
+  try {
+    await engine.open();
+    return null;
+  } catch (error) {
+    return `${engine.label} cannot be used: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    await engine.close();
+  }
 }

@@ -10,7 +10,8 @@ import type { Migration } from '../migrations.ts';
  * raw: one row per target, kind and second of each batch (the recorder writes every 500 ms, so a
  * second is one or two rows), its samples a JSON array of the same bodies the embedded store keeps
  * one per row. Twenty frames in one value compress together (TOAST), and the row count, and with
- * it the per-row overhead and index size, is a twentieth of one row per sample.
+ * it the per-row overhead and index size, is a twentieth of one row per sample. `writer` names the
+ * replica that sampled them, so two samplers of one target would show (they must never be).
  */
 export const PG_SCHEMA = 'aioscope_history';
 
@@ -58,7 +59,7 @@ export const PG_STORE_MIGRATIONS: readonly Migration<pg.ClientBase>[] = [
     describe: 'raw samples by hour, roll-ups and events by day (partitioned), targets',
     up: async (client: pg.ClientBase): Promise<void> => {
       for (const sql of [
-        `CREATE TABLE ${PG_SCHEMA}.raw (target text NOT NULL, kind smallint NOT NULL, second double precision NOT NULL, first_t double precision NOT NULL, last_t double precision NOT NULL, has_scans boolean NOT NULL, bodies text NOT NULL) PARTITION BY RANGE (second)`,
+        `CREATE TABLE ${PG_SCHEMA}.raw (target text NOT NULL, kind smallint NOT NULL, second double precision NOT NULL, first_t double precision NOT NULL, last_t double precision NOT NULL, has_scans boolean NOT NULL, bodies text NOT NULL, writer text NOT NULL) PARTITION BY RANGE (second)`,
         `CREATE INDEX ON ${PG_SCHEMA}.raw (target, second)`,
         `CREATE TABLE ${PG_SCHEMA}.rollups (target text NOT NULL, t double precision NOT NULL, ${rollupColumns.join(', ')}, waits jsonb NOT NULL) PARTITION BY RANGE (t)`,
         `CREATE INDEX ON ${PG_SCHEMA}.rollups (target, t)`,

@@ -25,7 +25,10 @@ const ROLLUP_FIELDS = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
  * per table whatever the batch's size (a round trip per table, not per row). Also says which
  * partitions the rows fall in, to be made before the batch's transaction.
  */
-export function batchStatements(rows: readonly PendingRow[]): {
+export function batchStatements(
+  rows: readonly PendingRow[],
+  writer: string,
+): {
   statements: Statement[];
   partitions: Map<PartitionedTable, Set<number>>;
 } {
@@ -82,8 +85,8 @@ export function batchStatements(rows: readonly PendingRow[]): {
     const groups = [...raw.values()];
     statements.push({
       text:
-        `INSERT INTO ${PG_SCHEMA}.raw (target, kind, second, first_t, last_t, has_scans, bodies) ` +
-        'SELECT * FROM unnest($1::text[], $2::smallint[], $3::float8[], $4::float8[], $5::float8[], $6::boolean[], $7::text[])',
+        `INSERT INTO ${PG_SCHEMA}.raw (target, kind, second, first_t, last_t, has_scans, bodies, writer) ` +
+        'SELECT *, $8 FROM unnest($1::text[], $2::smallint[], $3::float8[], $4::float8[], $5::float8[], $6::boolean[], $7::text[])',
       values: [
         groups.map((g) => g.target),
         groups.map((g) => g.kind),
@@ -93,6 +96,7 @@ export function batchStatements(rows: readonly PendingRow[]): {
         groups.map((g) => g.hasScans),
         // The bodies are JSON texts already: the array is written around them, never re-encoded.
         groups.map((g) => `[${g.bodies.join(',')}]`),
+        writer,
       ],
     });
   }

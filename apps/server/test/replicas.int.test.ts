@@ -1,0 +1,170 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { targetListSchema } from '@aioscope/spec';
+import { PG_SCHEMA } from '../src/history/pgStore/pgStoreSchema.ts';
+import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
+import { runCli, waitForUrl, type CliRun } from './support/cliProcess.ts';
+import { waitUntil } from './support/polling.ts';
+import { connect, freePort, startTestPostgres } from './support/testPostgres.ts';
+
+/**
+ * aioscope replicas as real processes sharing one PostgreSQL 18 store and one targets file: each
+ * target is sampled by one of them, and the others take over when its owner is killed with -9.
+ */
+const TARGET_IDS = ['orders', 'billing', 'search'];
+
+describe('replicas sharing a store', () => {
+  let store: EmbeddedPostgresServer;
+  let watched: EmbeddedPostgresServer;
+  let admin: pg.Client;
+  let dir: string;
+  let storeUrl: string;
+  let targetsFile: string;
+  let passFile: string;
+  const runs: CliRun[] = [];
+
+  const urlOf = (server: EmbeddedPostgresServer, database: string): string => {
+    const { user, password, port } = server.connectionConfig;
+    return `postgres://${encodeURIComponent(String(user))}:${encodeURIComponent(String(password))}@127.0.0.1:${String(port)}/${database}`;
+  };
+
+  beforeAll(async () => {
+    [store, watched] = await Promise.all([startTestPostgres('replicas-store'), startTestPostgres('replicas-watched')]);
+    admin = await connect(store);
+    await admin.query('CREATE DATABASE team');
+    storeUrl = urlOf(store, 'team');
+    dir = await mkdtemp(path.join(tmpdir(), 'aioscope-replicas-'));
+    targetsFile = path.join(dir, 'targets.yaml');
+    // Three targets on one real server (targets may share a server; each is sampled on its own).
+    // A targets file holds no passwords: they come from a password file, as psql reads them.
+    const { user, password, port } = watched.connectionConfig;
+    passFile = path.join(dir, 'pgpass');
+    await writeFile(passFile, `127.0.0.1:${String(port)}:*:${String(user)}:${String(password)}\n`);
+    await chmod(passFile, 0o600);
+    await writeFile(
+      targetsFile,
+      TARGET_IDS.map(
+        (name) => `- name: ${name}\n  url: postgres://${String(user)}@127.0.0.1:${String(port)}/postgres\n`,
+      ).join(''),
+    );
+  });
+
+  afterAll(async () => {
+    for (const run of runs) run.child.kill('SIGKILL');
+    await admin?.end();
+    await Promise.all([store?.stop(), watched?.stop()]);
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  async function replica(name: string): Promise<{ run: CliRun; url: string }> {
+    const run = runCli(
+      [
+        '--targets',
+        targetsFile,
+        '--store',
+        storeUrl,
+        '--port',
+        String(await freePort()),
+        '--data-dir',
+        path.join(dir, name),
+      ],
+      { PGPASSFILE: passFile },
+    );
+    runs.push(run);
+    return { run, url: await waitForUrl(run) };
+  }
+
+  async function sampled(url: string): Promise<string[]> {
+    const response = await fetch(new URL('/api/targets', url));
+    const targets = targetListSchema.parse(await response.json());
+    return targets
+      .filter((t) => t.unwatchedSince === undefined && t.status.state === 'live')
+      .map((t) => t.id)
+      .sort();
+  }
+
+  it('samples each target in exactly one replica, takes over within 5 s of a kill -9, and never two writers for one target', async () => {
+    const a = await replica('a');
+    const b = await replica('b');
+    const spread = async (): Promise<boolean> => {
+      const [onA, onB] = [await sampled(a.url), await sampled(b.url)];
+      const all = [...onA, ...onB];
+      return (
+        all.length === TARGET_IDS.length && new Set(all).size === TARGET_IDS.length && onA.length > 0 && onB.length > 0
+      );
+    };
+    await waitUntil(spread, 30_000, 'the targets spread over both replicas, each live in one', 200);
+    const ownedByA = await sampled(a.url);
+
+    a.run.child.kill('SIGKILL');
+    await a.run.exited;
+    const killedAt = Date.now();
+    await waitUntil(
+      async () => (await sampled(b.url)).length === TARGET_IDS.length,
+      15_000,
+      'replica b sampling every target',
+      100,
+    );
+    const takeoverMs = Date.now() - killedAt;
+    expect(takeoverMs).toBeLessThan(5_000 + 2_000); // a target's monitor needs up to ~2 s to go live
+    // History keeps frames of every target, and no second of one target was written by two replicas.
+    const team = await connect(store, { database: 'team' });
+    await waitUntil(
+      async () => {
+        const { rows } = await team.query<{ targets: string }>(
+          `SELECT count(DISTINCT target) AS targets FROM ${PG_SCHEMA}.raw WHERE kind = 0`,
+        );
+        return Number(rows[0]?.targets) === TARGET_IDS.length;
+      },
+      10_000,
+      'frames of every target in the store',
+    );
+    try {
+      // B's frames of the targets it took over reach the store.
+      await waitUntil(
+        async () => {
+          const { rows } = await team.query<{ target: string }>(
+            `SELECT DISTINCT target FROM ${PG_SCHEMA}.raw WHERE kind = 0 AND first_t > $1 GROUP BY target, writer`,
+            [killedAt],
+          );
+          return ownedByA.every((target) => rows.some((row) => row.target === target));
+        },
+        10_000,
+        'frames of the taken-over targets written after the kill',
+      );
+      // Never two samplers' frames interleaved: per target, each writer's frames span a time of
+      // their own (a target moves from one replica to another, it is never sampled by both).
+      const spans = await team.query<{ target: string; writer: string; first: number; last: number }>(
+        `SELECT target, writer, min(first_t) AS first, max(last_t) AS last FROM ${PG_SCHEMA}.raw WHERE kind = 0 GROUP BY target, writer ORDER BY target, first`,
+      );
+      for (const target of TARGET_IDS) {
+        const ofTarget = spans.rows.filter((row) => row.target === target);
+        expect(ofTarget.length).toBeGreaterThan(0);
+        for (let i = 1; i < ofTarget.length; i++) {
+          expect(ofTarget[i]?.first, `${target}: ${JSON.stringify(ofTarget)}`).toBeGreaterThan(
+            ofTarget[i - 1]?.last ?? Infinity,
+          );
+        }
+      }
+    } finally {
+      await team.end();
+    }
+  });
+
+  it('refuses to start when the store cannot be reached, naming it without its password', async () => {
+    const port = await freePort();
+    const run = runCli(['--targets', targetsFile, '--store', `postgres://aioscope:secret@127.0.0.1:${port}/team`], {
+      PGPASSFILE: passFile,
+    });
+    runs.push(run);
+    expect(await run.exited).toBe(2);
+    expect(run.stderr()).toMatch(
+      /history store at postgres:\/\/aioscope@127\.0\.0\.1:\d+\/team cannot be used: .*ECONNREFUSED/,
+    );
+    expect(run.stderr()).not.toContain('secret');
+    expect(run.stderr().trim().split('\n'), run.stderr()).toHaveLength(1);
+  });
+});
