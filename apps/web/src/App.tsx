@@ -32,6 +32,7 @@ import { ReadCombiningPanel } from './panels/ReadCombiningPanel.tsx';
 import { ScanMapPanel } from './panels/ScanMapPanel.tsx';
 import { WaitEventsPanel } from './panels/WaitEventsPanel.tsx';
 import { WorkerPanel } from './panels/WorkerPanel.tsx';
+import { UserBadge } from './panels/UserBadge.tsx';
 import { applyTheme, initialTheme, ThemeContext, type Theme } from './theme.ts';
 import { lazyComponent } from './app/lazyComponent.tsx';
 
@@ -154,9 +155,12 @@ export function App(): ReactNode {
               <h1>
                 aioscope <span className="subtitle">live PostgreSQL asynchronous I/O</span>
               </h1>
-              <button type="button" className="theme-toggle" onClick={toggleTheme}>
-                {theme === 'dark' ? 'light theme' : 'dark theme'}
-              </button>
+              <div className="header-actions">
+                <UserBadge />
+                <button type="button" className="theme-toggle" onClick={toggleTheme}>
+                  {theme === 'dark' ? 'light theme' : 'dark theme'}
+                </button>
+              </div>
             </div>
           </header>
           {unknownTarget && location.targetId !== null ? (

@@ -10,6 +10,7 @@ export const queryKeys = {
     ['targets', id, 'history', 'rollups', from, to, stepMs] as const,
   historyEvents: (id: string, from: number, to: number) => ['targets', id, 'history', 'events', from, to] as const,
   overview: () => ['overview'] as const,
+  identity: () => ['me'] as const,
   labInfo: () => ['lab'] as const,
   labExperiments: () => ['lab', 'experiments'] as const,
   labExperiment: (id: string) => ['lab', 'experiments', id] as const,

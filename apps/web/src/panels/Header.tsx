@@ -5,6 +5,7 @@ import { describeRange } from '../history/timeView.ts';
 import { STALE_AFTER_MS, type LiveConnection } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
 import { Explain } from './Panel.tsx';
+import { UserBadge } from './UserBadge.tsx';
 
 /** Settings shown in the header, in the order a DBA reads them. */
 const HEADER_SETTINGS = [
@@ -117,6 +118,7 @@ export function Header({ target, connection, now, theme, onToggleTheme, actions 
           </Explain>
         </div>
         <div className="header-actions">
+          <UserBadge />
           {actions}
           {/* Named by its visible text, so a voice user can say what they see. */}
           <button type="button" className="theme-toggle" onClick={onToggleTheme}>

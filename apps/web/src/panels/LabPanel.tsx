@@ -15,6 +15,7 @@ import {
   useLabInfo,
   useStartExperiment,
 } from '../api/lab.ts';
+import { useOperatorOnly } from '../api/identity.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { MedianChart } from '../charts/MedianChart.tsx';
 import { useStartRace } from '../race/raceApi.ts';
@@ -180,6 +181,7 @@ function rememberSelection(id: string): void {
 /** The experiment shown: its status, Cancel while it runs, then its results. */
 function CurrentExperiment({ experiment }: { experiment: LabExperiment }): ReactNode {
   const cancel = useCancelExperiment();
+  const operatorOnly = useOperatorOnly();
   const heading = useRef<HTMLHeadingElement>(null);
   const running = experiment.status === 'running';
   const cancelExperiment = (): void => {
@@ -203,7 +205,13 @@ function CurrentExperiment({ experiment }: { experiment: LabExperiment }): React
         ) : null}
       </h3>
       {running ? (
-        <button type="button" className="lab-cancel" onClick={cancelExperiment} disabled={cancel.isPending}>
+        <button
+          type="button"
+          className="lab-cancel"
+          onClick={cancelExperiment}
+          disabled={cancel.isPending || operatorOnly !== null}
+          title={operatorOnly ?? undefined}
+        >
           {cancel.isPending ? 'cancelling …' : 'cancel experiment'}
         </button>
       ) : null}
@@ -256,6 +264,9 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
   const raceId = raceLocation.race;
   const setRaceId = raceLocation.show;
   const startRace = useStartRace();
+  // A viewer sees what the lab would do, with its starts disabled and the reason said once, above them.
+  const operatorOnly = useOperatorOnly();
+  const operatorOnlyId = useId();
   const variantsHintId = useId();
   const directIoHintId = useId();
   const embedded = info.data?.embedded === true;
@@ -317,12 +328,18 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
       testId="panel-lab"
       source={`EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) per run, pg_stat_get_backend_io per run, fincore for the OS cache · on ${target?.name ?? '…'}`}
     >
+      {operatorOnly !== null && info.data?.unavailable === undefined ? (
+        <p className="lab-operator-only" id={operatorOnlyId} data-testid="lab-operator-only">
+          {operatorOnly}
+        </p>
+      ) : null}
       {embedded && info.data?.unavailable === undefined ? (
         <p className="race-start">
           <button
             type="button"
             onClick={() => race({ preset: 'read-combining' })}
-            disabled={startRace.isPending || running}
+            disabled={startRace.isPending || running || operatorOnly !== null}
+            aria-describedby={operatorOnly === null ? undefined : operatorOnlyId}
           >
             Show read combining
           </button>{' '}
@@ -425,12 +442,17 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
               />
             </label>
           )}
-          <button type="submit" disabled={formErrors.length > 0 || start.isPending || running}>
+          <button
+            type="submit"
+            disabled={formErrors.length > 0 || start.isPending || running || operatorOnly !== null}
+            aria-describedby={operatorOnly === null ? undefined : operatorOnlyId}
+          >
             {running ? 'running …' : 'run experiment'}
           </button>
           <button
             type="button"
-            disabled={!('input' in checked) || startRace.isPending || running}
+            disabled={!('input' in checked) || startRace.isPending || running || operatorOnly !== null}
+            aria-describedby={operatorOnly === null ? undefined : operatorOnlyId}
             onClick={() => ('input' in checked ? race(checked.input) : undefined)}
           >
             run as race
