@@ -16,6 +16,12 @@ import { connect, freePort, startTestPostgres } from './support/testPostgres.ts'
  */
 const TARGET_IDS = ['orders', 'billing', 'search'];
 
+/** A series' value in an exposition: `name{target="id",…} value`. */
+function metric(text: string, name: string, target: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`target="${target}"`));
+  return Number(line?.split(' ').at(-1) ?? NaN);
+}
+
 describe('replicas sharing a store', () => {
   let store: EmbeddedPostgresServer;
   let watched: EmbeddedPostgresServer;
@@ -98,6 +104,20 @@ describe('replicas sharing a store', () => {
     };
     await waitUntil(spread, 30_000, 'the targets spread over both replicas, each live in one', 200);
     const ownedByA = await sampled(a.url);
+    // /metrics over both replicas counts each target once, and names the replica.
+    const scrapes = await Promise.all(
+      [a.url, b.url].map(async (url) => (await fetch(new URL('/metrics', url))).text()),
+    );
+    for (const target of TARGET_IDS) {
+      const owners = scrapes.map((text) => metric(text, 'aioscope_target_owned', target));
+      expect(
+        owners.reduce((sum, value) => sum + value, 0),
+        `${target}: ${owners.join(', ')}`,
+      ).toBe(1);
+      const sampling = scrapes.filter((text) => text.includes(`aioscope_samples_total{target="${target}"`));
+      expect(sampling).toHaveLength(1);
+    }
+    expect(scrapes.every((text) => /aioscope_replica_owned_targets\{replica="[^"]+"\} [12]/.test(text))).toBe(true);
 
     a.run.child.kill('SIGKILL');
     await a.run.exited;

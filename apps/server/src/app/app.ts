@@ -101,7 +101,7 @@ export const aioscopeApp = fp<AppOptions>(
       ...(options.history === undefined ? {} : { history: options.history }),
     };
     registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched);
-    registerMetricsRoute(app, options.monitors);
+    registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
     registerOverviewRoute(app, {
       monitors: options.monitors,
       ...(options.fleet === undefined

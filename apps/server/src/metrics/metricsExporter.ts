@@ -3,6 +3,7 @@ import type { AuditReport, TargetSummary } from '@aioscope/spec';
 import type { MonitorFeed } from '../sampler/monitorEvents.ts';
 import { sharedAuditCache, type AuditCache } from './auditCache.ts';
 import { createMetricFamilies, type MetricFamilies } from './metricFamilies.ts';
+import { registerReplicaMetrics, type ReplicaState } from './replicaMetrics.ts';
 import { TargetTally } from './targetTally.ts';
 import { writeTargetMetrics } from './writeTargetMetrics.ts';
 
@@ -32,6 +33,8 @@ export interface MetricsExporterOptions {
   now?: () => number;
   /** The process's own metrics (prom-client's defaults: CPU, memory, event loop lag, GC). */
   processMetrics?: boolean;
+  /** A replica sharing a store (--store): its part, and a replica label on every series. */
+  replica?: () => ReplicaState;
 }
 
 interface Watched {
@@ -60,6 +63,7 @@ export class MetricsExporter {
   ) {
     this.now = options.now ?? Date.now;
     this.families = createMetricFamilies(this.registry);
+    if (options.replica !== undefined) registerReplicaMetrics(this.registry, options.replica);
     if (options.processMetrics !== false) {
       collectDefaultMetrics({ register: this.registry });
       // prom-client names these gauges with _total, which Prometheus reserves for counters

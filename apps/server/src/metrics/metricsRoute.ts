@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { MAX_NAMED_SCRAPERS, MetricsExporter, type MetricsSource } from './metricsExporter.ts';
+import type { ReplicaState } from './replicaMetrics.ts';
 
 const metricsQuerySchema = z.object({
   scraper: z
@@ -14,8 +15,12 @@ const metricsQuerySchema = z.object({
  * rest of the app (the access hook guards every route; Prometheus sends it as a bearer header).
  * The exporter stops following the monitors when the app closes.
  */
-export function registerMetricsRoute(app: FastifyInstance, monitors: ReadonlyMap<string, MetricsSource>): void {
-  const exporter = new MetricsExporter(monitors);
+export function registerMetricsRoute(
+  app: FastifyInstance,
+  monitors: ReadonlyMap<string, MetricsSource>,
+  replica?: () => ReplicaState,
+): void {
+  const exporter = new MetricsExporter(monitors, replica === undefined ? {} : { replica });
   app.addHook('onClose', () => exporter.close());
   app.get('/metrics', async (request, reply) => {
     const query = metricsQuerySchema.safeParse(request.query);

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { TargetSummary, TargetsFileState } from '@aioscope/spec';
 import { MonitorRegistry, type FleetEntryView, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import { TargetOwnership } from '../fleet/targetOwnership.ts';
+import type { ReplicaState } from '../metrics/replicaMetrics.ts';
 import { TargetsFileWatcher } from '../fleet/targetsFileWatcher.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { Logger } from '../system/logger.ts';
@@ -14,6 +15,8 @@ export interface FleetInfo {
   targetsFile(): TargetsFileState | null;
   /** Targets removed by a reload, marked with `unwatchedSince` (MonitorRegistry.unwatched). */
   unwatched(): readonly TargetSummary[];
+  /** This replica's part when it shares a store with others (--store); null otherwise. */
+  replica: (() => ReplicaState) | null;
 }
 
 declare module 'fastify' {
@@ -91,6 +94,18 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       view: (id: string) => registry.view(id),
       targetsFile: () => watcher?.state ?? null,
       unwatched: () => registry.unwatched(),
+      replica:
+        ownership === null || options.sharedStore === null
+          ? null
+          : (() => {
+              const { replicaId } = options.sharedStore;
+              return (): ReplicaState => ({
+                replicaId,
+                listed: listed.map((t) => t.definition.id),
+                handovers: ownership.handovers,
+                ...ownership.state(),
+              });
+            })(),
     });
     app.addHook('onClose', async () => {
       await watcher?.close();
