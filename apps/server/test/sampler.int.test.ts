@@ -6,13 +6,12 @@ import { DEMO_TABLE } from '@aioscope/core';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { sleep, waitUntil } from './support/polling.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 
 const TABLE_BYTES = 256 * 1024 * 1024;
 /** An idle backend may hold its pg_stat_io counters up to its 10 s idle flush timeout. */
 const STAT_FLUSH_WAIT_MS = 15_000;
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
   let server: EmbeddedPostgresServer;
@@ -43,8 +42,13 @@ describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
     const scanner = await connect(server);
     try {
       await scanner.query('SET max_parallel_workers_per_gather = 0');
-      await sleep(1_500); // connected, settings read, a first pg_stat_io baseline taken
-      expect(monitor.currentStatus().state).toBe('live');
+      // Connected, settings read, and a first pg_stat_io baseline taken (a delta needs two readings),
+      // so the scans below land in deltas of their own.
+      await waitUntil(
+        () => monitor.currentStatus().state === 'live' && monitor.summary().server !== null && deltas.length >= 1,
+        15_000,
+        'live, server info read and a first pg_stat_io delta',
+      );
       // The postmaster's start time, by which a restart on the same version is recognised.
       const { rows } = await setup.query<{ ms: number }>(
         'SELECT (extract(epoch FROM pg_postmaster_start_time()) * 1000)::float8 AS ms',
@@ -90,10 +94,9 @@ describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
     monitor.on('ioDelta', (delta) => deltas.push(delta));
     monitor.start();
     try {
-      await sleep(2_200);
+      await waitUntil(() => deltas.length >= 1, 15_000, 'a first pg_stat_io delta (the baseline)');
       await setup.query(`SELECT pg_stat_reset_shared('io')`);
-      await sleep(2_200);
-      expect(deltas.some((delta) => delta.reset)).toBe(true);
+      await waitUntil(() => deltas.some((delta) => delta.reset), 15_000, 'the interval across the reset');
       expect(deltas.every((delta) => delta.reads >= 0 && delta.readBytes >= 0 && delta.readTimeMs >= 0)).toBe(true);
     } finally {
       await monitor.stop();
