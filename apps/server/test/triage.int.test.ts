@@ -5,9 +5,8 @@ import { DEMO_TABLE } from '@aioscope/core';
 import { describeDemoTable, ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { waitUntil } from './support/polling.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A CPU-heavy predicate (an md5 over ~13 kB per row) keeps completed reads in pg_aios until the
@@ -61,7 +60,7 @@ describe('triage views against a real PostgreSQL 18', () => {
           scanner.query('SET max_parallel_workers_per_gather = 0; SET synchronize_seqscans = off'),
         ),
       );
-      await sleep(1_000);
+      await waitUntil(() => frames.length > 0, 15_000, 'the first frame');
       await makeDemoTableCold(admin, table);
       expect(await makeDemoTableCold(admin, secondTable)).toBe(0);
       const pids = await Promise.all(
@@ -71,13 +70,24 @@ describe('triage views against a real PostgreSQL 18', () => {
       );
       const tables = [DEMO_TABLE, SECOND_TABLE];
       await Promise.all(scanners.map((scanner, index) => scanner.query(slowScan(tables[index] ?? DEMO_TABLE))));
-      await sleep(1_500); // a scan is judged once it has had no read in flight for SCAN_IDLE_MS
-
       // A backend may map more than its table: planning the query can read a cold catalog
       // (pg_proc, seen in CI) through the same read path. The last view of each backend's table:
-      const finalViews = new Map<string, ScanView>();
-      for (const frame of frames)
-        for (const scan of frame.scans ?? []) finalViews.set(`${scan.pid} ${scan.relation.name}`, scan);
+      const lastViews = (): Map<string, ScanView> => {
+        const views = new Map<string, ScanView>();
+        for (const frame of frames)
+          for (const scan of frame.scans ?? []) views.set(`${scan.pid} ${scan.relation.name}`, scan);
+        return views;
+      };
+      // A scan is judged complete once it has had no read in flight for SCAN_IDLE_MS.
+      await waitUntil(
+        () => {
+          const views = lastViews();
+          return pids.every((pid, index) => views.get(`${String(pid)} ${String(tables[index])}`)?.completed === true);
+        },
+        15_000,
+        'both scans judged complete on the scan map',
+      );
+      const finalViews = lastViews();
       for (const [index, pid] of pids.entries()) {
         const scan = finalViews.get(`${String(pid)} ${String(tables[index])}`);
         const mapped = [...finalViews.values()].filter((view) => view.pid === pid).map((view) => view.relation.name);
@@ -106,12 +116,18 @@ describe('triage views against a real PostgreSQL 18', () => {
     monitor.start();
     const vacuum = await connect(server);
     try {
-      await sleep(800);
+      await waitUntil(() => frames.length > 0, 15_000, 'the first frame');
       await makeDemoTableCold(admin, table);
       // Throttled by the cost delay so the sampler sees it; every page is read (no skipping).
       await vacuum.query(`SET vacuum_cost_delay = 2; SET vacuum_cost_limit = 200`);
+      const vacuumedAt = Date.now();
       await vacuum.query(`VACUUM (DISABLE_PAGE_SKIPPING) ${DEMO_TABLE}`);
-      await sleep(200);
+      // Frames carry the scan map at 5 Hz: wait for one sampled after the VACUUM ended.
+      await waitUntil(
+        () => (frames.at(-1)?.t ?? 0) > vacuumedAt && frames.at(-1)?.scans !== undefined,
+        5_000,
+        'a scan map after the VACUUM',
+      );
       const vacuumScans = frames
         .flatMap((frame) => frame.scans ?? [])
         .filter((scan) => scan.relation.name === DEMO_TABLE);
@@ -142,10 +158,14 @@ describe('triage views against a real PostgreSQL 18', () => {
     monitor.start();
     const scanner = await connect(server);
     try {
-      await sleep(1_500);
+      // A first pg_stat_io delta is the baseline: the scan's reads then land in a delta of their own.
+      await waitUntil(
+        () => monitor.currentStatus().state === 'live' && deltas.length >= 1,
+        15_000,
+        'live and a first pg_stat_io delta',
+      );
       await scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`);
-      const deadline = Date.now() + 15_000;
-      while (!deltas.some((delta) => delta.reads > 0) && Date.now() < deadline) await sleep(250);
+      await waitUntil(() => deltas.some((delta) => delta.reads > 0), 15_000, 'the scan in pg_stat_io');
       const summary = monitor.summary();
       expect(summary.capabilities?.canReadPgAios).toBe(false);
       expect(summary.status.state).toBe('live');
@@ -175,7 +195,11 @@ describe('triage views against a real PostgreSQL 18', () => {
     monitor.on('frame', (frame) => frames.push(frame));
     monitor.start();
     try {
-      await sleep(1_500);
+      await waitUntil(
+        () => monitor.summary().capabilities !== null && frames.length > 0,
+        15_000,
+        'capabilities read and a first frame',
+      );
       const summary = monitor.summary();
       expect(summary.capabilities).toMatchObject({ canReadPgAios: true, canSeeAllActivity: true });
       expect(summary.status).toMatchObject({ state: 'live', message: null });
@@ -200,9 +224,16 @@ describe('triage views against a real PostgreSQL 18', () => {
     try {
       await admin.query(`ALTER SYSTEM SET effective_io_concurrency = 1`);
       await admin.query(`SELECT pg_reload_conf()`);
-      await sleep(1_000);
-      const report = await monitor.audit();
-      const finding = report.findings.find((f) => f.rule === 'effective_io_concurrency_file_override');
+      // The reload is asynchronous: the postmaster signals every process, which reread the file.
+      const ruleOf = 'effective_io_concurrency_file_override';
+      let report = await monitor.audit();
+      await waitUntil(
+        async () => (report = await monitor.audit()).findings.some((f) => f.rule === ruleOf),
+        10_000,
+        'the audit to see the reloaded setting',
+        250,
+      );
+      const finding = report.findings.find((f) => f.rule === ruleOf);
       expect(finding?.level).toBe('warn');
       expect(finding?.value).toBe('1');
       expect(finding?.why).toMatch(/worse than 0/);
