@@ -152,15 +152,18 @@ describe('command line against a real PostgreSQL 18', () => {
             status: { state: string; message: string | null };
           }[]
         )[0]?.status ?? { state: 'missing', message: null };
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitUntil(
+        async () => /connection refused/.test((await status()).message ?? ''),
+        10_000,
+        'the refused connection in the status',
+        100,
+      );
       const down = await status();
       expect(down.state).toBe('connecting');
       expect(down.message).toMatch(/connection refused/);
       expect(run.stderr()).toMatch(/retrying \(--wait-for-db\)/);
       late = await EmbeddedPostgresServer.start({ rootDir, port });
-      const deadline = Date.now() + 10_000;
-      while ((await status()).state !== 'live' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      expect((await status()).state).toBe('live');
+      await waitUntil(async () => (await status()).state === 'live', 10_000, 'live once the server is up', 200);
     } finally {
       run.child.kill('SIGTERM');
       await run.exited;
@@ -201,8 +204,9 @@ describe('command line against a real PostgreSQL 18', () => {
     try {
       const base = await waitForUrl(run);
       expect(new URL(base).hostname).toBe('127.0.0.1');
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
-      const targets = await (await fetch(new URL('/api/targets', base))).text();
+      const targetsText = async (): Promise<string> => (await fetch(new URL('/api/targets', base))).text();
+      await waitUntil(async () => (await targetsText()).includes('"state":"live"'), 10_000, 'the target live', 100);
+      const targets = await targetsText();
       const parsed = JSON.parse(targets) as { kind: string; demoWorkload: boolean; status: { state: string } }[];
       expect(parsed[0]?.kind).toBe('external');
       expect(parsed[0]?.demoWorkload).toBe(false);
