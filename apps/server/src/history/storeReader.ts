@@ -1,5 +1,4 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { emptyAccumulator, toRollupPoint, type RollupAccumulator } from '@aioscope/core';
 import type {
   HistoryEvent,
   HistoryExtent,
@@ -12,7 +11,7 @@ import type {
 } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
 import { RAW_KIND, type StoreState, type TargetDescription } from './storeEngine.ts';
-import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName } from './storeSchema.ts';
+import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName, rollupPointsOf } from './storeSchema.ts';
 
 /**
  * What the reader needs of a DuckDB database in the store's layout: a one-at-a-time read queue, its
@@ -130,19 +129,7 @@ export class StoreHistoryReader implements HistoryReader {
       ],
       [[], []],
     );
-    const waitSumsByStep = new Map<number, Record<string, number>>();
-    for (const [step, key, sum] of waits) {
-      const sums = waitSumsByStep.get(Number(step)) ?? {};
-      sums[String(key)] = Number(sum);
-      waitSumsByStep.set(Number(step), sums);
-    }
-    const fields = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
-    return steps.map((row) => {
-      const acc: RollupAccumulator = emptyAccumulator(Number(row[0]));
-      fields.forEach(([field], index) => (acc[field] = Number(row[index + 1])));
-      acc.waitSums = waitSumsByStep.get(acc.t) ?? {};
-      return toRollupPoint(acc);
-    });
+    return rollupPointsOf(steps, waits);
   }
 
   async events(range: HistoryRange): Promise<HistoryEvent[]> {

@@ -1,3 +1,6 @@
+import { emptyAccumulator, toRollupPoint, type RollupAccumulator } from '@aioscope/core';
+import type { RollupPoint } from '@aioscope/spec';
+
 /**
  * The store's tables. Raw samples live in one table per 10 minutes (`raw_<chunk>`), so retention
  * drops whole tables: DuckDB reuses the blocks of a dropped table, while deleted rows free space
@@ -64,3 +67,26 @@ export const SCHEMA_SQL = [
   'CREATE TABLE IF NOT EXISTS events (target VARCHAR NOT NULL, t DOUBLE NOT NULL, kind VARCHAR NOT NULL, message VARCHAR NOT NULL)',
   'CREATE TABLE IF NOT EXISTS targets (target VARCHAR PRIMARY KEY, description VARCHAR NOT NULL)',
 ];
+
+/**
+ * Roll-up points from a store's two answers, whatever its SQL: `steps` rows of [step, sums…,
+ * maxima…] in ROLLUP_SUM_COLUMNS then ROLLUP_MAX_COLUMNS order, `waits` rows of [step, wait, sum].
+ */
+export function rollupPointsOf(
+  steps: readonly (readonly unknown[])[],
+  waits: readonly (readonly unknown[])[],
+): RollupPoint[] {
+  const waitSumsByStep = new Map<number, Record<string, number>>();
+  for (const [step, key, sum] of waits) {
+    const sums = waitSumsByStep.get(Number(step)) ?? {};
+    sums[String(key)] = Number(sum);
+    waitSumsByStep.set(Number(step), sums);
+  }
+  const fields = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
+  return steps.map((row) => {
+    const acc: RollupAccumulator = emptyAccumulator(Number(row[0]));
+    fields.forEach(([field], index) => (acc[field] = Number(row[index + 1])));
+    acc.waitSums = waitSumsByStep.get(acc.t) ?? {};
+    return toRollupPoint(acc);
+  });
+}

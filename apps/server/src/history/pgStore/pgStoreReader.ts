@@ -1,5 +1,4 @@
 import type pg from 'pg';
-import { emptyAccumulator, toRollupPoint, type RollupAccumulator } from '@aioscope/core';
 import type {
   HistoryEvent,
   HistoryExtent,
@@ -12,7 +11,7 @@ import type {
 } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryReader } from '../historyReader.ts';
 import { RAW_KIND, type StoreState, type TargetDescription } from '../storeEngine.ts';
-import { RAW_CHUNK_MS, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS } from '../storeSchema.ts';
+import { RAW_CHUNK_MS, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rollupPointsOf } from '../storeSchema.ts';
 import { PG_SCHEMA } from './pgStoreSchema.ts';
 
 export type PgRead = <T>(query: (pool: pg.Pool) => Promise<T>, closed: T) => Promise<T>;
@@ -142,19 +141,7 @@ export class PgHistoryReader implements HistoryReader {
       ],
       [[], []] as [Rows, Rows],
     );
-    const waitSumsByStep = new Map<number, Record<string, number>>();
-    for (const [step, key, sum] of waits) {
-      const stepSums = waitSumsByStep.get(Number(step)) ?? {};
-      stepSums[String(key)] = Number(sum);
-      waitSumsByStep.set(Number(step), stepSums);
-    }
-    const fields = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
-    return steps.map((row) => {
-      const acc: RollupAccumulator = emptyAccumulator(Number(row[0]));
-      fields.forEach(([field], index) => (acc[field] = Number(row[index + 1])));
-      acc.waitSums = waitSumsByStep.get(acc.t) ?? {};
-      return toRollupPoint(acc);
-    });
+    return rollupPointsOf(steps, waits);
   }
 
   async events(range: HistoryRange): Promise<HistoryEvent[]> {
