@@ -89,15 +89,23 @@ export function inkInCapture(
   return run(page, INK_IN_IMAGE, { base64: png.toString('base64'), boxes, ...colors });
 }
 
-const AXIS_PIXELS_NEAR = `({ label, color }) => {
-  const canvas = [...document.querySelectorAll('.chart-plot')]
-    .find((plot) => plot.getAttribute('aria-label') === label)
-    ?.querySelector('canvas');
+/**
+ * Pixels near `color` (opaque enough to be drawn, not blended) in one canvas of a chart: the
+ * chart is the element with `selector` whose aria-label is `label` (or starts with it), the canvas
+ * its first one (the axes layer) or the one it shows.
+ */
+const PIXELS_NEAR = `({ selector, label, prefix, shown, color, within }) => {
+  const chart = [...document.querySelectorAll(selector)].find((element) => {
+    const name = element.getAttribute('aria-label') ?? '';
+    return prefix ? name.startsWith(label) : name === label;
+  });
+  const canvases = [...(chart?.querySelectorAll('canvas') ?? [])];
+  const canvas = shown ? canvases.find((candidate) => candidate.checkVisibility()) : canvases[0];
   if (!canvas) return -1;
-  const { data } = canvas.getContext('2d', { willReadFrequently: true }).getImageData(0, 0, canvas.width, canvas.height);
+  const { data } = canvas.getContext('2d', { willReadFrequently: !shown }).getImageData(0, 0, canvas.width, canvas.height);
   let count = 0;
   for (let i = 0; i < data.length; i += 4) {
-    if (data[i + 3] >= 160 && [0, 1, 2].every((c) => Math.abs(data[i + c] - color[c]) <= 10)) count++;
+    if (data[i + 3] >= 160 && [0, 1, 2].every((c) => Math.abs(data[i + c] - color[c]) <= within)) count++;
   }
   return count;
 }`;
@@ -107,7 +115,14 @@ const AXIS_PIXELS_NEAR = `({ label, color }) => {
  * pixel keeps its colour's RGB) in a colour close to `color`; -1 when the chart has no canvas.
  */
 export function axisPixelsNear(page: Page, chartLabel: string, color: Rgb): Promise<number> {
-  return run(page, AXIS_PIXELS_NEAR, { label: chartLabel, color });
+  return run(page, PIXELS_NEAR, {
+    selector: '.chart-plot',
+    label: chartLabel,
+    prefix: false,
+    shown: false,
+    color,
+    within: 10,
+  });
 }
 
 const SHOWN_CANVAS_ATTRIBUTES = `() => [...document.querySelectorAll('.chart-plot')].map((plot) => {
@@ -120,25 +135,19 @@ export function shownCanvasDesynchronized(page: Page): Promise<{ label: string; 
   return run(page, SHOWN_CANVAS_ATTRIBUTES, null);
 }
 
-const SHOWN_PIXELS_NEAR = `({ labelStart, color }) => {
-  const chart = [...document.querySelectorAll('[role="img"]')]
-    .find((element) => (element.getAttribute('aria-label') ?? '').startsWith(labelStart));
-  const canvas = [...(chart?.querySelectorAll('canvas') ?? [])].find((candidate) => candidate.checkVisibility());
-  if (!canvas) return -1;
-  const { data } = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
-  let count = 0;
-  for (let i = 0; i < data.length; i += 4) {
-    if (data[i + 3] >= 160 && [0, 1, 2].every((c) => Math.abs(data[i + c] - color[c]) <= 16)) count++;
-  }
-  return count;
-}`;
-
 /**
  * Pixels close to `color` in the canvas a chart shows (its label starting with `labelStart`), e.g.
  * the histogram's bars; -1 before the chart has a canvas (its chunk not loaded yet).
  */
 export function shownPixelsNear(page: Page, labelStart: string, color: Rgb): Promise<number> {
-  return run(page, SHOWN_PIXELS_NEAR, { labelStart, color });
+  return run(page, PIXELS_NEAR, {
+    selector: '[role="img"]',
+    label: labelStart,
+    prefix: true,
+    shown: true,
+    color,
+    within: 16,
+  });
 }
 
 /** Resolves after the page's next animation frame. */

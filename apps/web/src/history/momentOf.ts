@@ -1,3 +1,4 @@
+import { indexAtOrAfter } from '@aioscope/core';
 import type { HistoryFrames, IoStatDelta, LiveFrame, ProcessesSnapshot, ScanView } from '@aioscope/spec';
 
 /**
@@ -8,14 +9,7 @@ import type { HistoryFrames, IoStatDelta, LiveFrame, ProcessesSnapshot, ScanView
 
 /** Index of the first item with t >= time (items sorted by t). */
 export function firstAtOrAfter(items: readonly { t: number }[], time: number): number {
-  let low = 0;
-  let high = items.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if ((items[mid] as { t: number }).t < time) low = mid + 1;
-    else high = mid;
-  }
-  return low;
+  return indexAtOrAfter(items, time);
 }
 
 /** Index of the first item with t > time. */
