@@ -58,10 +58,10 @@ export interface LiveHubOptions {
   notLive?: (targetId: string) => string | undefined;
 }
 
-/** Sockets in a room whose queue says they stopped reading. */
-function backedUp(io: SocketServer, room: string): string[] {
+/** The room's sockets whose queue says they stopped reading. */
+function backedUp(io: SocketServer, members: ReadonlySet<string>): string[] {
   const slow: string[] = [];
-  for (const id of io.sockets.adapter.rooms.get(room) ?? []) {
+  for (const id of members) {
     const socket = io.sockets.sockets.get(id);
     if (socket !== undefined && queuedPackets(socket) > MAX_QUEUED_PACKETS) slow.push(id);
   }
@@ -131,7 +131,11 @@ function createLiveHub(
       event: E,
       payload: Parameters<ServerToClientEvents[E]>[0],
     ): void => {
-      const skip = backedUp(io, room);
+      // socket.io encodes a packet before it looks who is in the room: with no viewer (the
+      // common case of a server left recording) that was a JSON encoding of every frame for nobody.
+      const members = io.sockets.adapter.rooms.get(room);
+      if (members === undefined || members.size === 0) return;
+      const skip = backedUp(io, members);
       const target = skip.length > 0 ? io.to(room).except(skip) : io.to(room);
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
     };
