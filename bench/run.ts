@@ -9,6 +9,7 @@
  *   npm run bench -- --rounds 2          # twice the interleaved rounds of the default
  *   npm run bench -- --only profile      # the diagnostic CPU profile of the dashboard alone (unminified build)
  *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
+ *   npm run bench -- --only own-cost     # the command line's own CPU for one server at the defaults, with a profile
  *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
  *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
  *   npm run bench -- --only history-browser  # past ranges, a recording file and replay drawn in Chromium
@@ -41,6 +42,7 @@ import { runLatency } from './lib/latency.ts';
 import { runMetricsScrape } from './lib/metricsScrape.ts';
 import { acquireBenchLock } from './lib/lock.ts';
 import { runObserver } from './lib/observer.ts';
+import { runOwnCost } from './lib/ownCost.ts';
 import { pageAbMinutes, runPageAb } from './lib/pageAb.ts';
 import { runProfile } from './lib/profile.ts';
 import { runRecord } from './lib/record.ts';
@@ -54,6 +56,7 @@ const MEASUREMENTS = [
   'observer',
   'sampler',
   'server-profile',
+  'own-cost',
   'latency',
   'fanout',
   'browser',
@@ -71,6 +74,7 @@ const DEFAULT_SET: MeasurementName[] = [
   'observer',
   'sampler',
   'server-profile',
+  'own-cost',
   'latency',
   'fanout',
   'browser',
@@ -253,6 +257,9 @@ async function main(): Promise<number> {
             break;
           case 'server-profile':
             print(await runServerProfile(options, cleanups));
+            break;
+          case 'own-cost':
+            print(await runOwnCost(options.quick, options.roundsScale, cleanups));
             break;
           case 'latency':
             print(await runLatency(options, await sharedApp(), cleanups));

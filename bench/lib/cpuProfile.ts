@@ -89,3 +89,21 @@ export function briefRanking(entries: Ranked[], count: number): string {
     .map((entry) => `${entry.name} ${(100 * entry.share).toFixed(0)} %`)
     .join(', ');
 }
+
+/**
+ * The samples taken from `fromMs` after the profile's start, for `durationMs`: a profile written by
+ * `--cpu-prof` covers the whole process, start-up included, and only its steady part is wanted.
+ */
+export function samplesAfter(profile: CpuProfile, fromMs: number, durationMs: number): CpuProfile {
+  const samples: number[] = [];
+  const timeDeltas: number[] = [0];
+  let atUs = 0;
+  profile.samples.forEach((id, index) => {
+    atUs += profile.timeDeltas[index] ?? 0;
+    const ms = atUs / 1000;
+    if (ms < fromMs || ms > fromMs + durationMs) return;
+    samples.push(id);
+    timeDeltas.push(profile.timeDeltas[index + 1] ?? 0);
+  });
+  return { ...profile, samples, timeDeltas: timeDeltas.slice(0, samples.length + 1) };
+}

@@ -13,7 +13,7 @@ import { fmt } from './stats.ts';
 const RATE_HZ = 100;
 
 /** A project path (apps/…, packages/…), a package name, '(node)' for node internals, or '(native)'. */
-function moduleOf(node: ProfileNode): string {
+export function moduleOf(node: ProfileNode): string {
   const url = node.callFrame.url;
   if (url === '') return '(native)';
   if (url.startsWith('node:')) return '(node)';

@@ -11,11 +11,14 @@ export interface CliRun {
   exited: Promise<number | null>;
 }
 
-/** Runs the real command line, as `npm start -- ARGS` would, without npm in between. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
+/**
+ * Runs the real command line, as `npm start -- ARGS` would, without npm in between. `nodeArgs`
+ * go to node itself (the bench's `--cpu-prof`, which NODE_OPTIONS does not accept).
+ */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): CliRun {
   let stdout = '';
   let stderr = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_PATH, ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI_PATH, ...args], {
     cwd: REPO_ROOT,
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,209 @@
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ClientConfig } from 'pg';
+import { runCli, waitForUrl, type CliRun } from '../../apps/server/test/support/cliProcess.ts';
+import { BENCH_DATA_DIR, log, sleep, using, verdict, writeResult, type Cleanups, type TableRow } from './common.ts';
+import { briefRanking, samplesAfter, summarizeProfile, type CpuProfile, type ProfileSummary } from './cpuProfile.ts';
+import { openScannedBenchCluster } from './postgres.ts';
+import { processCpuSeconds, processRssBytes } from './proc.ts';
+import { moduleOf } from './serverProfile.ts';
+import { fmt, max, median, min } from './stats.ts';
+
+/** Issue 24: one watched server at the defaults, recording on, no viewer, ≤ 2.5 % of a core. */
+export const OWN_COST_GOAL_PERCENT = 2.5;
+/** tsx transpiles the sources once at start-up, and V8 compiles the hot paths: both are over by then. */
+const SETTLE_MS = 15_000;
+
+export interface OwnCostOptions {
+  windows: number;
+  windowSeconds: number;
+  /** A CPU profile (`--cpu-prof`) of one more recording process after the windows; 0 = none. */
+  profileSeconds: number;
+}
+
+interface Variant {
+  name: 'recording' | '--no-record';
+  args: string[];
+}
+
+const VARIANTS: readonly Variant[] = [
+  { name: 'recording', args: [] },
+  { name: '--no-record', args: ['--no-record'] },
+];
+
+export interface OwnCostResult {
+  windows: number;
+  windowSeconds: number;
+  /** % of one core per window, by variant. */
+  cpuPercent: Record<Variant['name'], number[]>;
+  rssMb: Record<Variant['name'], number | null>;
+  loadAverage: number[][];
+  profile: (ProfileSummary & { seconds: number; busyPercent: number }) | null;
+}
+
+/** `postgres://` URL of a cluster, as a user passes it to --db. */
+function databaseUrl(config: ClientConfig): string {
+  const user = encodeURIComponent(String(config.user));
+  const password = encodeURIComponent(String(config.password ?? ''));
+  return `postgres://${user}:${password}@${String(config.host)}:${String(config.port)}/${String(config.database)}`;
+}
+
+async function startCli(
+  name: string,
+  args: string[],
+  cleanups: Cleanups,
+  nodeArgs: string[] = [],
+): Promise<{ run: CliRun; pid: number }> {
+  const run = runCli(args, {}, nodeArgs);
+  cleanups.add(`aioscope ${name}`, async () => {
+    if (run.child.exitCode === null) {
+      run.child.kill('SIGTERM');
+      await run.exited;
+    }
+  });
+  await waitForUrl(run, 60_000);
+  const pid = run.child.pid;
+  if (pid === undefined) throw new Error(`aioscope ${name}: no pid`);
+  return { run, pid };
+}
+
+async function stopCli(run: CliRun): Promise<void> {
+  if (run.child.exitCode !== null) return;
+  run.child.kill('SIGTERM');
+  await run.exited;
+}
+
+/**
+ * The real command line at the defaults (`--db URL`, 20 Hz, recording on or `--no-record`), each
+ * in a process of its own watching the same cluster under cold scans, no viewer. Both run at once
+ * and each window reads both processes' CPU from /proc: the two variants see the same load in the
+ * same seconds, which alternating windows on this shared machine would not give them.
+ */
+export async function measureOwnCost(
+  config: ClientConfig,
+  options: OwnCostOptions,
+  parent: Cleanups,
+): Promise<OwnCostResult> {
+  return using(async (cleanups) => {
+    const dir = path.join(BENCH_DATA_DIR, 'own-cost');
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    const common = ['--db', databaseUrl(config), '--port', '0'];
+    const running = await Promise.all(
+      VARIANTS.map(async (variant, index) => ({
+        variant,
+        ...(await startCli(
+          variant.name,
+          [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
+          cleanups,
+        )),
+      })),
+    );
+    log(`own cost: ${running.length} processes started; settling ${SETTLE_MS / 1000} s`);
+    await sleep(SETTLE_MS);
+    const cpuPercent: OwnCostResult['cpuPercent'] = { recording: [], '--no-record': [] };
+    const loadAverage: number[][] = [];
+    for (let window = 0; window < options.windows; window++) {
+      const before = running.map(({ pid }) => processCpuSeconds(pid));
+      const started = performance.now();
+      await sleep(options.windowSeconds * 1000);
+      const wallSeconds = (performance.now() - started) / 1000;
+      running.forEach(({ variant, pid }, index) => {
+        const cpu = (processCpuSeconds(pid) ?? Number.NaN) - (before[index] ?? Number.NaN);
+        cpuPercent[variant.name].push((100 * cpu) / wallSeconds);
+      });
+      loadAverage.push(os.loadavg().map((value) => Math.round(value * 100) / 100));
+      log(
+        `own cost window ${window + 1}/${options.windows}: ` +
+          VARIANTS.map((v) => `${v.name} ${fmt(cpuPercent[v.name].at(-1) ?? Number.NaN, 2)} %`).join(', ') +
+          `; load ${loadAverage.at(-1)?.join(' ')}`,
+      );
+    }
+    const rssMb = Object.fromEntries(
+      running.map(({ variant, pid }) => {
+        const bytes = processRssBytes(pid);
+        return [variant.name, bytes === null ? null : bytes / 1024 / 1024];
+      }),
+    ) as OwnCostResult['rssMb'];
+    await Promise.all(running.map(({ run }) => stopCli(run)));
+    const profile =
+      options.profileSeconds > 0
+        ? await profileRecording([...common, '--data-dir', path.join(dir, 'data-profile')], dir, options, cleanups)
+        : null;
+    return { windows: options.windows, windowSeconds: options.windowSeconds, cpuPercent, rssMb, loadAverage, profile };
+  }, parent);
+}
+
+/**
+ * One recording process under `--cpu-prof` (written at its graceful exit); only the samples after
+ * the settle count, so tsx's start-up transpiling is not mistaken for the steady cost.
+ */
+async function profileRecording(
+  args: string[],
+  dir: string,
+  options: OwnCostOptions,
+  cleanups: Cleanups,
+): Promise<OwnCostResult['profile']> {
+  const profileDir = path.join(dir, 'profile');
+  await mkdir(profileDir, { recursive: true });
+  const spawnedAt = performance.now();
+  const { run } = await startCli('profiled', args, cleanups, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${profileDir}`,
+    '--cpu-prof-interval=500',
+  ]);
+  await sleep(SETTLE_MS);
+  const skipMs = performance.now() - spawnedAt;
+  log(`own cost: CPU profile of the recording process for ${options.profileSeconds} s ...`);
+  await sleep(options.profileSeconds * 1000);
+  await stopCli(run);
+  const files = (await readdir(profileDir)).filter((file) => file.endsWith('.cpuprofile'));
+  const file = files[0];
+  if (file === undefined) throw new Error('own cost: the profiled process wrote no .cpuprofile');
+  const whole = JSON.parse(await readFile(path.join(profileDir, file), 'utf8')) as CpuProfile;
+  const steady = samplesAfter(whole, skipMs, options.profileSeconds * 1000);
+  const summary = summarizeProfile(steady, moduleOf);
+  const seconds = summary.sampledMs / 1000;
+  return { ...summary, seconds, busyPercent: 100 * (1 - summary.idleShare) };
+}
+
+/** `own-cost`: aioscope's own CPU for one watched server at the defaults (issue 24). */
+export async function runOwnCost(quick: boolean, roundsScale: number, parent: Cleanups): Promise<TableRow[]> {
+  return using(async (cleanups) => {
+    const { server } = await openScannedBenchCluster(cleanups);
+    const options: OwnCostOptions = {
+      windows: quick ? 2 : Math.max(2, Math.round(3 * roundsScale)),
+      windowSeconds: quick ? 10 : 30,
+      profileSeconds: quick ? 10 : 30,
+    };
+    const result = await measureOwnCost(server.connectionConfig, options, cleanups);
+    writeResult('own-cost', result);
+    const load = result.loadAverage.map((entry) => entry[0]).filter((value) => value !== undefined);
+    const rows = VARIANTS.map((variant): TableRow => {
+      const values = result.cpuPercent[variant.name];
+      const rss = result.rssMb[variant.name];
+      return {
+        measurement: "aioscope's own CPU, one server",
+        condition: `\`--db URL\` at the defaults (20 Hz${variant.name === 'recording' ? ', recording' : ', --no-record'}), cold scans, no viewer, ${result.windows} × ${result.windowSeconds} s, both variants at once`,
+        result:
+          `${fmt(median(values), 2)} % of a core (${fmt(min(values), 2)}–${fmt(max(values), 2)}), RSS ${fmt(rss ?? Number.NaN)} MB; ` +
+          `load ${fmt(min(load), 1)}–${fmt(max(load), 1)}`,
+        target: variant.name === 'recording' ? `≤ ${OWN_COST_GOAL_PERCENT} %` : '–',
+        verdict: variant.name === 'recording' ? verdict(median(values) <= OWN_COST_GOAL_PERCENT) : 'n/a',
+      };
+    });
+    if (result.profile !== null) {
+      rows.push({
+        measurement: "aioscope's own CPU, one server: profile (diagnostic)",
+        condition: `recording process under --cpu-prof, ${fmt(result.profile.seconds, 0)} s after the settle`,
+        result:
+          `main thread busy ${fmt(result.profile.busyPercent, 2)} %; by module: ${briefRanking(result.profile.selfByModule, 6)}; ` +
+          `project code inclusive: ${briefRanking(result.profile.inclusiveAppFunctions, 6)}`,
+        target: '–',
+        verdict: 'n/a',
+      });
+    }
+    return rows;
+  }, parent);
+}
