@@ -29,3 +29,4 @@ export * from './demoSql.ts';
 export * from './rollups.ts';
 export * from './rateBudget.ts';
 export * from './fleetAttention.ts';
+export * from './readers.ts';

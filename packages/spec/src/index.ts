@@ -10,3 +10,4 @@ export * from './history.ts';
 export * from './fleet.ts';
 export * from './race.ts';
 export * from './access.ts';
+export * from './readers.ts';
