@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { labExperimentSchema, type LabRun } from '@aioscope/spec';
+import { labExperimentSchema } from '@aioscope/spec';
 import {
   DIRECT_IO_NOTE,
   labNotes,
@@ -10,6 +10,7 @@ import {
   summarizeLab,
 } from './lab.ts';
 import { loadFixture } from './testFixtures.ts';
+import { labRun as run } from './testing/labRuns.ts';
 
 const definition = labExperimentSchema.parse({
   tableMb: 64,
@@ -17,24 +18,6 @@ const definition = labExperimentSchema.parse({
   rounds: 3,
   variants: [{ name: 'A' }, { name: 'B', session: { effective_io_concurrency: 64 } }, { name: 'C' }],
 });
-
-function run(variant: string, round: number, executionMs: number, bytesPerRead: number | null = 131072): LabRun {
-  return {
-    variant,
-    round,
-    startedAt: round,
-    ioMethod: 'worker',
-    cacheState: 'cold',
-    osResidencyBefore: 0,
-    executionMs,
-    sharedReadBlocks: 8192,
-    sharedHitBlocks: 0,
-    ioReadTimeMs: 10,
-    reads: 512,
-    readBytes: 512 * 131072,
-    bytesPerRead,
-  };
-}
 
 describe('planRuns', () => {
   it('interleaves variants round by round: A B C A B C A B C', () => {

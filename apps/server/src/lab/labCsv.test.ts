@@ -1,24 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LabRun } from '@aioscope/spec';
 import { labRunsToCsv } from './labCsv.ts';
-
-function run(variant: string, round: number, executionMs: number, bytesPerRead: number | null = 131072): LabRun {
-  return {
-    variant,
-    round,
-    startedAt: round,
-    ioMethod: 'worker',
-    cacheState: 'cold',
-    osResidencyBefore: 0,
-    executionMs,
-    sharedReadBlocks: 8192,
-    sharedHitBlocks: 0,
-    ioReadTimeMs: 10,
-    reads: 512,
-    readBytes: 512 * 131072,
-    bytesPerRead,
-  };
-}
+import { labRun as run } from '@aioscope/core/testing';
 
 describe('the lab runs as CSV', () => {
   it('writes every run as CSV, quoting what needs it', () => {

@@ -5,3 +5,4 @@
 export { framesOfRows, loadFixture } from '../testFixtures.ts';
 export * from './recordedPayloads.ts';
 export * from './explainIoRuns.ts';
+export * from './labRuns.ts';
