@@ -5,23 +5,9 @@ import { buildApp } from '../src/app/app.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
 import { embeddedTarget, startTestPostgres } from './support/testPostgres.ts';
+import { trySocket } from './support/trySocket.ts';
 
 const TOKEN = 'test-token-0123456789';
-
-/** Resolves with 'connected' or the connect error's message, whichever comes first. */
-function trySocket(url: string, extraHeaders: Record<string, string> = {}): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connectSocket(url, { transports: ['websocket'], reconnection: false, extraHeaders });
-    socket.on('connect', () => {
-      socket.disconnect();
-      resolve('connected');
-    });
-    socket.on('connect_error', (error) => {
-      socket.disconnect();
-      resolve(`refused: ${error.message}`);
-    });
-  });
-}
 
 describe('access control and what reaches the browser', () => {
   let server: EmbeddedPostgresServer;

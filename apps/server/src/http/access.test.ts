@@ -46,7 +46,8 @@ describe('identifyRequest', () => {
     const untrusted = identifyRequest(request('192.168.1.1'), policy, noCookies);
     expect(untrusted).toMatchObject({ ok: false, status: 403 });
     expect(!untrusted.ok && untrusted.error).toMatch(/reached through its auth proxy only: 192\.168\.1\.1/);
-    for (const headers of [{}, { 'x-forwarded-user': '   ' }]) {
+    const noUser: Record<string, string>[] = [{}, { 'x-forwarded-user': '   ' }];
+    for (const headers of noUser) {
       const verdict = identifyRequest(request('10.0.0.1', headers), policy, noCookies);
       expect(verdict).toMatchObject({ ok: false, status: 401 });
       expect(!verdict.ok && verdict.error).toMatch(/the auth proxy at 10\.0\.0\.1 sent no X-Forwarded-User header/);
