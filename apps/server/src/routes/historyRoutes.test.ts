@@ -1,11 +1,12 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rollup } from '@aioscope/core';
+import { readersOfRange, rollup } from '@aioscope/core';
 import {
   MAX_RAW_RANGE_MS,
   historyEventsSchema,
   historyExtentSchema,
   historyFramesSchema,
+  historyReadersSchema,
   historyRollupsSchema,
 } from '@aioscope/spec';
 import { buildApp } from '../app/app.ts';
@@ -77,7 +78,20 @@ describe('history range routes', () => {
     expect(events.events).toEqual(recording.events);
   });
 
+  it('lists who was reading in a range, worked out from the same frames and processes the frames route serves', async () => {
+    const range = `from=${from}&to=${from + 5_000}`;
+    const readers = historyReadersSchema.parse((await get(`/api/targets/embedded/history/readers?${range}`)).json());
+    const recorded = historyFramesSchema.parse((await get(`/api/targets/embedded/history/frames?${range}`)).json());
+    const expected = readersOfRange({ ...recorded, blockSize: recording.header.server?.blockSize ?? null });
+    expect(readers).toEqual({ targetId: 'embedded', from, to: from + 5_000, ...expected });
+    // The recorded demo scan, every cycle of it, in one row (the synthetic range repeats one recording).
+    expect(readers.rows[0]?.queryText).toBe('SELECT count(*) FROM aioscope_demo.scan_me');
+    expect(readers.rows[0]?.scanBytes).toBeGreaterThan(0);
+  });
+
   it.each([
+    ['readers?from=2000&to=1000', 400, 'from must be before to'],
+    [`readers?from=0&to=${MAX_RAW_RANGE_MS + 1}`, 400, 'range too long: statements are listed for at most 15 min'],
     ['frames?to=2000', 400, 'from must be a number (epoch ms)'],
     ['frames?from=abc&to=2000', 400, 'from must be a number (epoch ms)'],
     ['frames?from=2000&to=1000', 400, 'from must be before to'],

@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { rollupStepFor } from '@aioscope/core';
+import { readersOfRange, rollupStepFor } from '@aioscope/core';
 import {
   MAX_RAW_RANGE_MS,
   MAX_ROLLUP_POINTS,
   MAX_ROLLUP_RANGE_MS,
   ROLLUP_BASE_STEP_MS,
   type HistoryEvents,
+  type HistoryReaders,
   type HistoryRollups,
 } from '@aioscope/spec';
 import { findHistory, firstIssue, parseRange, type HistorySources, type Refusal } from './historyLookup.ts';
@@ -40,6 +41,28 @@ export function registerHistoryRoutes(app: FastifyInstance, sources: HistorySour
     const parsed = parseRange(request.query, MAX_RAW_RANGE_MS, 'raw frames are served for', ': read /history/rollups');
     if (!parsed.ok) return refuse(reply, parsed);
     return found.reader.frames(parsed.range);
+  });
+
+  // Who was reading: worked out from the raw samples, so it is served for the raw frames' ranges.
+  app.get('/api/targets/:id/history/readers', async (request, reply) => {
+    const found = findHistory(sources, request.params);
+    if (!found.ok) return refuse(reply, found);
+    const parsed = parseRange(
+      request.query,
+      MAX_RAW_RANGE_MS,
+      'statements are listed for',
+      ': they come from raw samples',
+    );
+    if (!parsed.ok) return refuse(reply, parsed);
+    const [recorded, about] = await Promise.all([found.reader.frames(parsed.range), found.reader.describe()]);
+    const readers = readersOfRange({
+      frames: recorded.frames,
+      processes: recorded.processes,
+      processesBefore: recorded.processesBefore,
+      blockSize: about.server?.blockSize ?? null,
+    });
+    const body: HistoryReaders = { targetId: found.reader.targetId, ...parsed.range, ...readers };
+    return body;
   });
 
   app.get('/api/targets/:id/history/rollups', async (request, reply) => {
