@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app/app.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { TargetMonitor } from '../src/sampler/targetMonitor.ts';
+import { waitUntil } from './support/polling.ts';
 import { embeddedTarget, startTestPostgres } from './support/testPostgres.ts';
 import { trySocket } from './support/trySocket.ts';
 
@@ -84,7 +85,12 @@ describe('access control and what reaches the browser', () => {
 
   it('never sends the connection password: REST responses and socket payloads', async () => {
     const auth = { authorization: `Bearer ${TOKEN}` };
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // Once the server's info is read the payloads carry everything they will (settings, version).
+    await waitUntil(
+      () => monitor.currentStatus().state === 'live' && monitor.summary().server !== null,
+      15_000,
+      'the monitor live with the server info read',
+    );
     const bodies: string[] = [];
     for (const path of ['/api/targets', '/api/targets/embedded', '/api/targets/embedded/audit', '/api/health']) {
       const response = await fetch(`${url}${path}`, { headers: auth });
@@ -92,16 +98,21 @@ describe('access control and what reaches the browser', () => {
       bodies.push(await response.text());
     }
     const payloads: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      const socket = connectSocket(url, { transports: ['websocket'], reconnection: false, extraHeaders: auth });
+    const socket = connectSocket(url, { transports: ['websocket'], reconnection: false, extraHeaders: auth });
+    try {
+      const refused = new Promise<never>((_, reject) => socket.on('connect_error', reject));
       socket.onAny((event: string, payload: unknown) => payloads.push(`${event}:${JSON.stringify(payload)}`));
       socket.on('connect', () => socket.emit('joinTarget', { targetId: 'embedded' }, () => undefined));
-      socket.on('connect_error', reject);
-      setTimeout(() => {
-        socket.disconnect();
-        resolve();
-      }, 1_500);
-    });
+      const received = waitUntil(
+        () =>
+          payloads.some((p) => p.startsWith('snapshot:')) && payloads.filter((p) => p.startsWith('frame:')).length > 5,
+        10_000,
+        'a snapshot and more than 5 frames',
+      );
+      await Promise.race([received, refused]);
+    } finally {
+      socket.disconnect();
+    }
     expect(payloads.some((p) => p.startsWith('snapshot:'))).toBe(true);
     expect(payloads.filter((p) => p.startsWith('frame:')).length).toBeGreaterThan(5);
     for (const text of [...bodies, ...payloads]) expect(text).not.toContain(password);
