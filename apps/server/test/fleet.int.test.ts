@@ -16,7 +16,7 @@ import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts
 import { startAioscope, type RunningAioscope } from '../src/app/server.ts';
 import { runCli } from './support/cliProcess.ts';
 import { startDebianPostgres, type DebianPostgres } from './support/debianPostgres.ts';
-import { sleep, waitUntil } from './support/polling.ts';
+import { waitUntil } from './support/polling.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 
 const quiet = { info: (): void => undefined, warn: (): void => undefined };
@@ -126,9 +126,21 @@ describe('many targets in one aioscope', () => {
       );
       pids = clusterPids(frozen);
       signal(pids, 'SIGSTOP');
-      // A full sampling window (10 s) after the freeze.
-      await sleep(10_500);
-      const rows = (await overview(running)).rows;
+      // Until the overview calls the frozen server stale (no frame for 10 s) or disconnected, and the
+      // live ones have drawn a sparkline over their sampling window.
+      let rows: Overview['rows'] = [];
+      await waitUntil(
+        async () => {
+          rows = (await overview(running)).rows;
+          const reason = rows.find((r) => r.target.id === 'frozen')?.attention.reasons[0]?.kind;
+          const drawn = (id: string): boolean =>
+            (rows.find((r) => r.target.id === id)?.sparkline.points.length ?? 0) > 3;
+          return (reason === 'stale' || reason === 'disconnected') && drawn('live-one') && drawn('live-two');
+        },
+        30_000,
+        'the frozen server called stale or disconnected, the live ones drawn',
+        250,
+      );
       const row = (id: string): Overview['rows'][number] => {
         const found = rows.find((r) => r.target.id === id);
         if (found === undefined) throw new Error(`no row for ${id}`);
