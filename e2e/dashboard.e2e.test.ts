@@ -91,8 +91,7 @@ describe('dashboard in Chromium, embedded PostgreSQL 18 with the demo workload',
     );
     const strip = await dashboard.sampleStrip();
     expect(strip.samples).toBeLessThanOrEqual(202);
-    await dashboard.page.waitForTimeout(300);
-    expect((await dashboard.sampleStrip()).newestT).toBeGreaterThan(strip.newestT);
+    await expect.poll(async () => (await dashboard.sampleStrip()).newestT).toBeGreaterThan(strip.newestT);
 
     await dashboard.screenshotWholePage(path.join(ARTIFACTS, 'dashboard-dark.png'));
     await dashboard.toggleTheme();
