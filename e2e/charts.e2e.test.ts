@@ -20,7 +20,6 @@ const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-charts');
 const VIEWPORT = { width: 1280, height: 900 };
 const DATA_TIMEOUT_MS = 90_000;
-const HISTOGRAM_CATCH_UP_MS = 1_500;
 
 describe('captures and a theme switch show every chart drawn, below the fold too', () => {
   let app: CliRun;
@@ -56,9 +55,13 @@ describe('captures and a theme switch show every chart drawn, below the fold too
         (await page.getByTestId('panel-waits').locator('.chart-plot').count()) > 0,
       DATA_TIMEOUT_MS,
     );
-    // The histogram takes new bins once a second (ReadCombiningPanel), the figures at every
-    // bucket: give the first reads one histogram redraw and a chart bucket to reach it.
-    await page.waitForTimeout(HISTOGRAM_CATCH_UP_MS);
+    // The histogram takes new bins once a second (ReadCombiningPanel): wait for its bars drawn.
+    const barColor = await resolvedColor(page, 'var(--series-2)');
+    await dashboard.waitUntil(
+      'histogram bars',
+      async () => (await shownPixelsNear(page, 'histogram', barColor)) > 50,
+      DATA_TIMEOUT_MS,
+    );
     return { dashboard, errors };
   }
 
