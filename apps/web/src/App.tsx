@@ -7,6 +7,7 @@ import { PresentButton } from './present/PresentButton.tsx';
 import { SelectRangeContext, TimeAxisContext } from './charts/TimeSeriesChart.tsx';
 import { HistoryOverview } from './history/HistoryOverview.tsx';
 import { LongRange } from './history/LongRange.tsx';
+import { WhoWasReading } from './history/WhoWasReading.tsx';
 import { TimeControls } from './history/TimeControls.tsx';
 import { readsRawFrames } from './history/timeView.ts';
 import './history/history.css';
@@ -301,6 +302,11 @@ export function App(): ReactNode {
                   </section>
                 </>
               )}
+              {targetId !== null && time.view.mode === 'range' ? (
+                <section className="panels panels-wide">
+                  <WhoWasReading targetId={targetId} view={time.view} onMoment={time.setMoment} />
+                </section>
+              ) : null}
               {/* A recording file has no server to audit or to run the lab on. */}
               {hasLive ? (
                 <>

@@ -3,10 +3,12 @@ import {
   historyEventsSchema,
   historyExtentSchema,
   historyFramesSchema,
+  historyReadersSchema,
   historyRollupsSchema,
   type HistoryEvents,
   type HistoryExtent,
   type HistoryFrames,
+  type HistoryReaders,
   type HistoryRollups,
 } from '@aioscope/spec';
 import { queryKeys } from './queryKeys.ts';
@@ -93,6 +95,24 @@ export function useHistoryEvents(
     enabled: targetId !== null && range !== null,
     staleTime: staleTimeFor(range?.to ?? 0),
     placeholderData: (previous) => previous,
+    retry: false,
+  });
+}
+
+/** The statements that read in a range (at most 15 minutes, like the raw frames it comes from). */
+export function useHistoryReaders(
+  targetId: string | null,
+  range: { from: number; to: number } | null,
+): UseQueryResult<HistoryReaders> {
+  return useQuery({
+    queryKey: queryKeys.historyReaders(targetId ?? '', range?.from ?? 0, range?.to ?? 0),
+    queryFn: () =>
+      fetchChecked(
+        historyUrl(targetId ?? '', '/readers', { from: range?.from ?? 0, to: range?.to ?? 0 }),
+        historyReadersSchema,
+      ),
+    enabled: targetId !== null && range !== null,
+    staleTime: staleTimeFor(range?.to ?? 0),
     retry: false,
   });
 }

@@ -9,6 +9,7 @@ export const queryKeys = {
   historyRollups: (id: string, from: number, to: number, stepMs: number) =>
     ['targets', id, 'history', 'rollups', from, to, stepMs] as const,
   historyEvents: (id: string, from: number, to: number) => ['targets', id, 'history', 'events', from, to] as const,
+  historyReaders: (id: string, from: number, to: number) => ['targets', id, 'history', 'readers', from, to] as const,
   overview: () => ['overview'] as const,
   identity: () => ['me'] as const,
   labInfo: () => ['lab'] as const,
