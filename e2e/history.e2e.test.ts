@@ -128,6 +128,7 @@ describe('history: pause, zoom, events, replay, share', () => {
     const url = new URL(page.url());
     expect(Number(url.searchParams.get('to')) - Number(url.searchParams.get('from'))).toBe(60_000);
     const strip = await dashboard.sampleStrip();
+    // A fixed wait on purpose: nothing may change while paused, and 1.5 s is 30 frames at 20 Hz.
     await page.waitForTimeout(1_500);
     expect(await dashboard.sampleStrip(), 'the per-sample strip holds still while paused').toEqual(strip);
     await page.getByTestId('back-to-live').click();

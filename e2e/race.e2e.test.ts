@@ -23,6 +23,7 @@ async function mainThreadBusy(page: Page, seconds: number): Promise<number> {
   };
   const before = await read();
   const started = Date.now();
+  // A fixed wait on purpose: the measurement window itself.
   await page.waitForTimeout(seconds * 1000);
   const busy = (await read()) - before;
   await cdp.detach();
