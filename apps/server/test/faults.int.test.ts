@@ -127,7 +127,8 @@ describe('faults against a real PostgreSQL 18', () => {
         5_000,
         "state 'reconnecting' with a reason",
       );
-      // The outage itself: long enough for several reconnection attempts and a missed stat tick.
+      // The outage itself, a fixed wait on purpose: long enough for several reconnection attempts
+      // and a missed stat tick, which is what the recovery below is measured after.
       await sleep(1_500);
 
       const restartBegan = Date.now();
@@ -280,7 +281,8 @@ describe('faults against a real PostgreSQL 18', () => {
       first.close();
       const lastSeen = first.frames.at(-1)?.frame.t ?? 0;
       const awayFrom = Date.now();
-      await sleep(2_000); // the viewer is away
+      // A fixed wait on purpose: the time away is the gap the rejoining viewer's snapshot must fill.
+      await sleep(2_000);
       const awayUntil = Date.now();
 
       const second = await connectViewer(url);
@@ -330,7 +332,11 @@ describe('faults against a real PostgreSQL 18', () => {
       expect((await joinAs(healthy, 'test')).reply).toEqual({ ok: true });
       await waitUntil(() => healthy.frames.length >= 5, 5_000, 'first live frames');
       const from = healthy.frames[0]?.frame.t ?? 0;
-      await sleep(4_000); // 80 frames at 20 Hz
+      await waitUntil(
+        () => frames.filter((f) => f.t >= from).length >= 80,
+        15_000,
+        '80 frames produced (4 s at 20 Hz)',
+      );
       const until = frames.at(-1)?.t ?? 0;
       await waitUntil(() => healthy.frames.some((f) => f.frame.t >= until), 2_000, 'the newest frame to arrive');
       const produced = frames.map((f) => f.t).filter((t) => t >= from && t <= until);
