@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { rollup, stepStart } from '@aioscope/core';
-import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
+import type { HistoryExtent, IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { ensureDemoTable, makeDemoTableCold } from '../src/demo/demoTable.ts';
 import { sharedAuditCache } from '../src/metrics/auditCache.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
@@ -190,8 +190,21 @@ describe('history recorder on a real PostgreSQL 18', () => {
   it('after kill -9 of a recording aioscope, the next start opens the store and serves what was written', async () => {
     const dataDir = await freshDataDir('history-kill');
     const run = runCli(['--db', urlOf(server), '--port', '0', '--data-dir', dataDir]);
-    await waitForUrl(run);
-    await sleep(4_000);
+    const base = await waitForUrl(run);
+    // Until the store holds more than the 40 frames asserted below (2 s at 20 Hz), a batch to spare.
+    await waitUntil(
+      async () => {
+        const [target] = (await (await fetch(new URL('/api/targets', base))).json()) as { id: string }[];
+        if (target === undefined) return false;
+        const extent = (await (
+          await fetch(new URL(`/api/targets/${target.id}/history`, base))
+        ).json()) as HistoryExtent;
+        return extent.raw !== null && extent.raw.to - extent.raw.from > 3_000;
+      },
+      30_000,
+      'more than 3 s of samples stored',
+      250,
+    );
     const killedAt = Date.now();
     run.child.kill('SIGKILL');
     await run.exited;
