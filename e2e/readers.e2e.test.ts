@@ -1,0 +1,106 @@
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TABLE } from '@aioscope/core';
+import { historyReadersSchema, type HistoryReaders } from '@aioscope/spec';
+import { REPO_ROOT } from '../apps/server/src/config/config.ts';
+import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
+import { DashboardPage } from './pages/DashboardPage.ts';
+
+const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
+const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-readers');
+const DATA_TIMEOUT_MS = 120_000;
+/** The demo workload's plain scan, as pg_stat_activity shows its query (its other query filters the same table). */
+const DEMO_SCAN_TEXT = `SELECT count(*) FROM ${DEMO_TABLE}`;
+
+describe('who was reading: the statements of a recorded range with a scan', () => {
+  let app: CliRun;
+  let baseUrl: string;
+  let chromium: LaunchedBrowser;
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    await rm(DATA_DIR, { recursive: true, force: true });
+    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '64']);
+    baseUrl = (await waitForUrl(app)).replace(/\/$/, '');
+    chromium = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    if (app?.child.exitCode === null) {
+      app.child.kill('SIGTERM');
+      await app.exited;
+    }
+  });
+
+  async function readersOf(from: number, to: number): Promise<HistoryReaders> {
+    const response = await fetch(`${baseUrl}/api/targets/embedded/history/readers?from=${from}&to=${to}`);
+    expect(response.status).toBe(200);
+    return historyReadersSchema.parse(await response.json());
+  }
+
+  /** A past range (ended 5 s ago, so it no longer grows) in which the demo scan had reads in flight. */
+  async function recordedScanRange(): Promise<{ from: number; to: number; answer: HistoryReaders }> {
+    const deadline = Date.now() + DATA_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const to = Date.now() - 5_000;
+      const from = to - 60_000;
+      const answer = await readersOf(from, to);
+      if (answer.rows.some((row) => row.queryText?.includes(DEMO_SCAN_TEXT) === true && (row.scanBytes ?? 0) > 0))
+        return { from, to, answer };
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    throw new Error('no demo scan was recorded in time');
+  }
+
+  it('lists the demo scan with its figures, and choosing it moves the moment to its first read', async () => {
+    const { from, to, answer } = await recordedScanRange();
+    const scan = answer.rows.find((row) => row.queryText?.includes(DEMO_SCAN_TEXT) === true);
+    expect(scan?.sampleSeconds).toBeGreaterThan(0);
+    expect(scan?.scanBytes).toBeGreaterThan(0);
+    expect(scan?.relations).toContain(DEMO_TABLE);
+    // io workers run the reads; they are never listed as a statement.
+    expect(answer.rows.flatMap((row) => row.backendTypes)).not.toContain('io worker');
+    expect(answer.ioWorkers.samples).toBeGreaterThan(0);
+
+    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const errors = collectConsoleErrors(context);
+    const dashboard = new DashboardPage(await context.newPage());
+    const { page } = dashboard;
+    await page.goto(`${baseUrl}/t/embedded?from=${from}&to=${to}`);
+    const panel = page.getByTestId('panel-readers');
+    const row = panel.getByTestId('reader-row').filter({ hasText: DEMO_SCAN_TEXT });
+    await row.waitFor();
+    expect(dashboard.momentOfUrl()).toBe(to);
+
+    // Keyboard: the row is a button reached and pressed like any other.
+    await row.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => dashboard.momentOfUrl()).toBe(Math.round(scan?.firstReadAt ?? 0));
+    await expect.poll(() => row.getAttribute('aria-pressed')).toBe('true');
+    await panel.getByTestId('readers-strip').waitFor();
+
+    // Sorting by sample-seconds flips the column's order and says so to assistive technology.
+    const header = panel.getByRole('columnheader', { name: /sample-seconds/ });
+    expect(await header.getAttribute('aria-sort')).toBe('descending');
+    await header.getByRole('button', { name: 'sample-seconds', exact: true }).click();
+    expect(await header.getAttribute('aria-sort')).toBe('ascending');
+
+    await panel.screenshot({ path: path.join(ARTIFACTS, 'readers.png') });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('asks for 15 minutes or less on a longer range', async () => {
+    const to = Date.now();
+    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/t/embedded?from=${to - 3_600_000}&to=${to}`);
+    await expect
+      .poll(() => page.getByTestId('panel-readers').innerText(), { timeout: 30_000 })
+      .toContain('choose 15 minutes or less');
+    await context.close();
+  });
+});
