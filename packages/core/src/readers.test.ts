@@ -120,6 +120,20 @@ describe('readersOfRange grouping', () => {
     expect(orders?.waits).toEqual([{ event: 'IO:DataFileRead', share: 1 }]);
   });
 
+  it('names an execution by its text even in the tables read before its text was', () => {
+    const late = readersOfRange({
+      frames: [frameAt(100, { 21: [1, 8192] }), frameAt(600, { 21: [1, 8192] })],
+      processes: [
+        { t: 0, processes: [process(21, { queryPreview: null })] },
+        { t: 500, processes: [process(21, { queryPreview: 'SELECT * FROM lines' })] },
+      ],
+      blockSize: null,
+    });
+    expect(late.rows.map((row) => [row.queryText, row.executions, row.samples])).toEqual([
+      ['SELECT * FROM lines', 1, 2],
+    ]);
+  });
+
   it('leaves io workers out of the statements', () => {
     expect(answer.rows.flatMap((row) => row.pids)).not.toContain(14);
   });

@@ -87,6 +87,26 @@ function tableOf(snapshot: ProcessesSnapshot | null | undefined): Table {
   return { byPid, leaderByStart };
 }
 
+/** What the range's tables tell about processes beyond the table in force at a frame. */
+interface KnownAcrossRange {
+  leaders: ReadonlyMap<number, number>;
+  /** Query text by execution: the text is read apart from the tick, so a new statement's first rows lack it. */
+  texts: ReadonlyMap<string, string>;
+}
+
+function textsOf(tables: readonly Table[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const table of tables) {
+    for (const process of table.byPid.values()) {
+      const key = `${process.pid}:${process.queryStart ?? '?'}`;
+      if (process.queryPreview !== null && process.queryStart !== null && !texts.has(key)) {
+        texts.set(key, process.queryPreview);
+      }
+    }
+  }
+  return texts;
+}
+
 /**
  * Parallel workers' leaders over the whole range: the scan map's leaderPid, else the client backend
  * whose query_start a worker shares (a worker reports its leader's). Learned from every table first,
@@ -113,21 +133,22 @@ function leadersOf(frames: readonly LiveFrame[], tables: readonly Table[]): Map<
  * worker reads for its leader's statement, an io worker for nobody (it runs other processes'
  * reads), and a process no table named is listed alone by its pid.
  */
-function readerOf(pid: number, tables: readonly Table[], leaders: ReadonlyMap<number, number>): Reader | null {
+function readerOf(pid: number, tables: readonly Table[], known: KnownAcrossRange): Reader | null {
   const process = tables.find((table) => table.byPid.has(pid))?.byPid.get(pid);
   if (process?.backendType === 'io worker') return null;
-  const leaderPid = leaders.get(pid);
+  const leaderPid = known.leaders.get(pid);
   const leader =
     leaderPid === undefined ? undefined : tables.find((table) => table.byPid.has(leaderPid))?.byPid.get(leaderPid);
   const owner = leader ?? process;
   if (owner === undefined) {
     return { execution: `${pid}:?`, row: `pid:${pid}`, queryText: null, backendType: null };
   }
-  const queryText = owner.queryPreview ?? process?.queryPreview ?? null;
   const ownerPid = leaderPid ?? pid;
+  // A worker's query_start is its leader's: with or without the leader in view, one execution.
+  const execution = `${ownerPid}:${owner.queryStart ?? '?'}`;
+  const queryText = owner.queryPreview ?? process?.queryPreview ?? known.texts.get(execution) ?? null;
   return {
-    // A worker's query_start is its leader's: with or without the leader in view, one execution.
-    execution: `${ownerPid}:${owner.queryStart ?? '?'}`,
+    execution,
     row: queryText === null ? `pid:${ownerPid}` : `text:${queryText}`,
     queryText,
     backendType: process?.backendType ?? null,
@@ -202,7 +223,7 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
   const { frames, processes, blockSize } = input;
   const intervalMs = medianFrameInterval(frames);
   const allTables = [input.processesBefore, ...processes].map(tableOf);
-  const leaders = leadersOf(frames, allTables);
+  const known: KnownAcrossRange = { leaders: leadersOf(frames, allTables), texts: textsOf(allTables) };
   const rows = new Map<string, RowTally>();
   const workers = emptyTally();
   let framesWithInflight = 0;
@@ -222,7 +243,7 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
     for (const [pidText, [count, bytes]] of Object.entries(frame.byProcess)) {
       if (count <= 0) continue;
       const pid = Number(pidText);
-      const reader = readerOf(pid, tables, leaders);
+      const reader = readerOf(pid, tables, known);
       if (reader === null) continue;
       const tally = tallyFor(rows, reader);
       tally.executions.add(reader.execution);
@@ -234,7 +255,7 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
       tally.byFrame.set(frame.t, sample);
     }
     for (const scan of frame.scans ?? []) {
-      const reader = readerOf(scan.pid, tables, leaders);
+      const reader = readerOf(scan.pid, tables, known);
       const tally = reader === null ? undefined : rows.get(reader.row);
       if (tally === undefined) continue;
       const blocks = tally.scanBlocks.get(scan.key);
@@ -256,7 +277,7 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
     if (snapshot.t < from || snapshot.t > to) return;
     const snapshotTable = allTables[index + 1] ?? tableOf(null);
     for (const process of snapshot.processes) {
-      const reader = readerOf(process.pid, [snapshotTable], leaders);
+      const reader = readerOf(process.pid, [snapshotTable], known);
       const tally = reader === null ? undefined : rows.get(reader.row);
       if (tally === undefined) continue;
       tally.waitRows++;
