@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type ZlibOptions } from 'node:zlib';
 import type { ZodError } from 'zod';
 import {
   RECORDING_FORMAT,
@@ -42,6 +42,16 @@ const GZIP_MAGIC = [0x1f, 0x8b];
 const NEWLINE = 0x0a;
 /** gunzip's output chunk: larger than its 16 kB default, so fewer lines straddle two chunks. */
 const GUNZIP_CHUNK_BYTES = 256 * 1024;
+/**
+ * Decompressed ahead of the parser: when a sink's write holds the one thread gunzip runs on (an
+ * ingest's DuckDB load), parsing goes on from what is buffered instead of waiting.
+ */
+const GUNZIP_AHEAD_BYTES = 4 * 1024 * 1024;
+/** A zlib stream takes a stream's options too (Node hands them to Transform); its type lists only zlib's. */
+const GUNZIP_OPTIONS: ZlibOptions & { highWaterMark: number } = {
+  chunkSize: GUNZIP_CHUNK_BYTES,
+  highWaterMark: GUNZIP_AHEAD_BYTES,
+};
 const NOT_OURS = 'not an aioscope recording';
 
 function describeIssue(error: ZodError): string {
@@ -261,7 +271,7 @@ export async function scanRecording(
   }
 
   try {
-    await pipeline(input, guardCompressed, createGunzip({ chunkSize: GUNZIP_CHUNK_BYTES }), collectLines);
+    await pipeline(input, guardCompressed, createGunzip(GUNZIP_OPTIONS), collectLines);
   } catch (error) {
     if (error instanceof RecordingFileError) throw error;
     const message = zlibMessage(error);
