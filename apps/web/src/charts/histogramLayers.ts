@@ -58,7 +58,7 @@ export function histogramData(bins: readonly HistogramBin[]): uPlot.AlignedData 
   return [bins.map((bin) => bin.x), bins.map((bin) => bin.count)];
 }
 
-/** Dashed vertical lines at the marks' x, over the grid. */
+/** Dashed vertical lines at the marks' x. */
 function verticalMarks(marks: () => readonly { x: number }[], color: string): uPlot.Plugin {
   return {
     hooks: {
@@ -85,8 +85,8 @@ function verticalMarks(marks: () => readonly { x: number }[], color: string): uP
 
 /**
  * The two uPlot layers of a histogram (layeredPlot.ts): axes with a dashed horizontal grid, a
- * label per category where it fits, the count axis and the marks; bars over them, with a readout
- * of the bin under the cursor (or the one chosen with the arrow keys).
+ * label per category where it fits, the count axis; bars over them and the marks over the bars,
+ * with a readout of the bin under the cursor (or the one chosen with the arrow keys).
  */
 export function histogramLayers(
   size: { width: number; height: number },
@@ -128,7 +128,6 @@ export function histogramLayers(
         values: (_u, splits) => splits.map((value) => formatNumber(value, 0)),
       }),
     ],
-    plugins: [verticalMarks(() => view().marks, palette.reference)],
   });
   const color = palette.resolve(look.color);
   const series = seriesLayer({
@@ -137,8 +136,10 @@ export function histogramLayers(
     scales: { x: { time: false, range: xRange }, y: { range: yRange } },
     series: [{}, { label: look.yLabel, stroke: color, fill: color, width: 0, paths: bars, points: { show: false } }],
     cursor: { x: true, y: false, points: { show: false }, drag: { x: false, y: false } },
-    plugins:
-      look.readout === null
+    // The marks over the bars: a limit stays visible where the reads reach it.
+    plugins: [
+      verticalMarks(() => view().marks, palette.reference),
+      ...(look.readout === null
         ? []
         : [
             hoverReadout(look.readout, [{ label: look.yLabel, color: look.color }], (index) => {
@@ -147,7 +148,8 @@ export function histogramLayers(
               const x = view().formatX(bin.x);
               return { time: view().xUnit === '' ? x : `${x} ${view().xUnit}`, values: [formatNumber(bin.count, 0)] };
             }),
-          ],
+          ]),
+    ],
   });
   return { axes, series };
 }

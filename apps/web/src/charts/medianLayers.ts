@@ -79,7 +79,8 @@ export function medianLayers(
 ): LayerOptions {
   const view = (): MedianView => shown.current as MedianView;
   const scales: uPlot.Scales = {
-    x: { time: false, ori: 1, dir: 1, range: () => [-0.5, view().rows.length - 0.5] },
+    // Upright, and the first row at the top, as the results table above lists them.
+    x: { time: false, ori: 1, dir: -1, range: () => [-0.5, view().rows.length - 0.5] },
     y: { ori: 0, dir: 1, range: () => [0, view().scale] },
   };
   const padding: uPlot.Padding = [0, look.valueWidth, 0, 0];
@@ -94,11 +95,9 @@ export function medianLayers(
         scale: 'x',
         side: 3,
         size: look.labelWidth,
-        gap: 0,
         splits: () => view().rows.map((_, index) => index),
         values: (_u, splits) => splits.map((index) => view().rows[index]?.label ?? ''),
-        // Names read from their start, as the table's first column does.
-        align: 1,
+        gap: 8,
       },
       { scale: 'y', show: false },
     ],
