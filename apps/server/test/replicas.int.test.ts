@@ -104,6 +104,11 @@ describe('replicas sharing a store', () => {
     };
     await waitUntil(spread, 30_000, 'the targets spread over both replicas, each live in one', 200);
     const ownedByA = await sampled(a.url);
+    // A target another replica samples is not "no longer watched" on this one.
+    for (const url of [a.url, b.url]) {
+      const listed = targetListSchema.parse(await (await fetch(new URL('/api/targets', url))).json());
+      expect(listed.filter((t) => t.unwatchedSince !== undefined).map((t) => t.id)).toEqual([]);
+    }
     // /metrics over both replicas counts each target once, and names the replica.
     const scrapes = await Promise.all(
       [a.url, b.url].map(async (url) => (await fetch(new URL('/metrics', url))).text()),

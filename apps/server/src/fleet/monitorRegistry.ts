@@ -111,8 +111,15 @@ export class MonitorRegistry implements MonitorChanges {
     return [...this.removed.values()];
   }
 
-  /** Makes the set what `targets` says; resolves once removed monitors have stopped. */
-  async apply(targets: readonly FleetTarget[]): Promise<{ added: string[]; removed: string[]; kept: string[] }> {
+  /**
+   * Makes the set what `targets` says; resolves once removed monitors have stopped. Targets in
+   * `sampledElsewhere` (another replica owns them, --store) leave without being listed as no
+   * longer watched: they still are, by another process.
+   */
+  async apply(
+    targets: readonly FleetTarget[],
+    sampledElsewhere: ReadonlySet<string> = new Set(),
+  ): Promise<{ added: string[]; removed: string[]; kept: string[] }> {
     const wanted = new Map(targets.map((t) => [t.definition.id, t]));
     const added: string[] = [];
     const removed: string[] = [];
@@ -129,7 +136,7 @@ export class MonitorRegistry implements MonitorChanges {
       removed.push(id);
       // Changed ones are added back below and leave the list again.
       this.removed.delete(id);
-      this.removed.set(id, { ...entry.monitor.summary(), unwatchedSince: Date.now() });
+      if (!sampledElsewhere.has(id)) this.removed.set(id, { ...entry.monitor.summary(), unwatchedSince: Date.now() });
       for (const oldest of this.removed.keys()) {
         if (this.removed.size <= MAX_UNWATCHED) break;
         this.removed.delete(oldest);

@@ -66,7 +66,10 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
     const applyOwned = (): ReturnType<MonitorRegistry['apply']> => {
       const next = applying.then(() => {
         const owned = ownership?.state().owned;
-        return registry.apply(owned === undefined ? listed : listed.filter((t) => owned.has(t.definition.id)));
+        if (owned === undefined) return registry.apply(listed);
+        const [mine, elsewhere] = [listed.filter((t) => owned.has(t.definition.id)), new Set<string>()];
+        for (const t of listed) if (!owned.has(t.definition.id)) elsewhere.add(t.definition.id);
+        return registry.apply(mine, elsewhere);
       });
       applying = next.catch(() => undefined);
       return next;
