@@ -14,6 +14,8 @@ import { fmt, max, median, min } from './stats.ts';
 export const OWN_COST_GOAL_PERCENT = 2.5;
 /** tsx transpiles the sources once at start-up, and V8 compiles the hot paths: both are over by then. */
 const SETTLE_MS = 15_000;
+/** Kept out of the profiled window before the shutdown began (the signal's delivery, timers). */
+const SHUTDOWN_MARGIN_MS = 500;
 
 export interface OwnCostOptions {
   windows: number;
@@ -147,22 +149,25 @@ async function profileRecording(
 ): Promise<OwnCostResult['profile']> {
   const profileDir = path.join(dir, 'profile');
   await mkdir(profileDir, { recursive: true });
-  const spawnedAt = performance.now();
   const { run } = await startCli('profiled', args, cleanups, [
     '--cpu-prof',
     `--cpu-prof-dir=${profileDir}`,
     '--cpu-prof-interval=500',
   ]);
   await sleep(SETTLE_MS);
-  const skipMs = performance.now() - spawnedAt;
   log(`own cost: CPU profile of the recording process for ${options.profileSeconds} s ...`);
   await sleep(options.profileSeconds * 1000);
+  const stopAt = performance.now();
   await stopCli(run);
-  const files = (await readdir(profileDir)).filter((file) => file.endsWith('.cpuprofile'));
-  const file = files[0];
+  const shutdownMs = performance.now() - stopAt;
+  // CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0 is the main thread (1 is tsx's loader).
+  const file = (await readdir(profileDir)).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
   if (file === undefined) throw new Error('own cost: the profiled process wrote no .cpuprofile');
   const whole = JSON.parse(await readFile(path.join(profileDir, file), 'utf8')) as CpuProfile;
-  const steady = samplesAfter(whole, skipMs, options.profileSeconds * 1000);
+  // Counted back from the profile's end (the exit), so neither node's start-up nor the shutdown
+  // (closing the store) falls into the window, however slowly the process started.
+  const endMs = (whole.endTime - whole.startTime) / 1000 - shutdownMs - SHUTDOWN_MARGIN_MS;
+  const steady = samplesAfter(whole, endMs - options.profileSeconds * 1000, options.profileSeconds * 1000);
   const summary = summarizeProfile(steady, moduleOf);
   const seconds = summary.sampledMs / 1000;
   return { ...summary, seconds, busyPercent: 100 * (1 - summary.idleShare) };
@@ -197,8 +202,10 @@ export async function runOwnCost(quick: boolean, roundsScale: number, parent: Cl
       rows.push({
         measurement: "aioscope's own CPU, one server: profile (diagnostic)",
         condition: `recording process under --cpu-prof, ${fmt(result.profile.seconds, 0)} s after the settle`,
+        // Shares are of the sampled wall time: a sample taken while the thread waited for a core
+        // counts as busy, so on a loaded machine they add up to more than /proc's figure.
         result:
-          `main thread busy ${fmt(result.profile.busyPercent, 2)} %; by module: ${briefRanking(result.profile.selfByModule, 6)}; ` +
+          `main thread busy ${fmt(result.profile.busyPercent, 2)} % of the time sampled; by module: ${briefRanking(result.profile.selfByModule, 6)}; ` +
           `project code inclusive: ${briefRanking(result.profile.inclusiveAppFunctions, 6)}`,
         target: '–',
         verdict: 'n/a',
