@@ -48,7 +48,17 @@ describe('history recorder on a real PostgreSQL 18', () => {
         await sleep(200);
       }
       await waitUntil(() => deltas.some((delta) => delta.reads > 0), 20_000, 'the scan in pg_stat_io');
-      await sleep(1_500);
+      // Roll-ups are compared for whole seconds before the last one: sample on until a whole second
+      // has passed after the scan's last one.
+      const lastScanFrame = present(
+        frames.findLast((frame) => (frame.newReads?.count ?? 0) > 0),
+        'a frame of the scan',
+      );
+      await waitUntil(
+        () => (frames.at(-1)?.t ?? 0) >= stepStart(lastScanFrame.t) + 2_000,
+        10_000,
+        'a whole second sampled after the scan',
+      );
     } finally {
       await first.running.close();
     }
