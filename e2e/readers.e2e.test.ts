@@ -93,6 +93,29 @@ describe('who was reading: the statements of a recorded range with a scan', () =
     await context.close();
   });
 
+  it.each([
+    [420, 'dark'],
+    [420, 'light'],
+    [1920, 'dark'],
+    [1920, 'light'],
+  ] as const)('reads at %i px in the %s theme without the page scrolling sideways', async (width, colorScheme) => {
+    const { from, to, answer } = await recordedScanRange();
+    const scan = answer.rows.find((row) => row.queryText?.includes(DEMO_SCAN_TEXT) === true);
+    const context = await chromium.browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/t/embedded?from=${from}&to=${to}`);
+    const panel = page.getByTestId('panel-readers');
+    await panel.getByTestId('reader-row').filter({ hasText: DEMO_SCAN_TEXT }).click();
+    await expect
+      .poll(() => new URL(page.url()).searchParams.get('at'))
+      .toBe(String(Math.round(scan?.firstReadAt ?? 0)));
+    await panel.getByTestId('readers-strip').waitFor();
+    // The table scrolls inside its own box on a phone; the page never does.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    await panel.screenshot({ path: path.join(ARTIFACTS, `readers-${width}-${colorScheme}.png`) });
+    await context.close();
+  });
+
   it('asks for 15 minutes or less on a longer range', async () => {
     const to = Date.now();
     const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -73,7 +73,7 @@ function process(pid: number, overrides: Partial<ProcessView> = {}): ProcessView
     database: 'app',
     user: 'app',
     state: 'active',
-    queryStart: 1_000 + pid,
+    queryStart: pid,
     queryPreview: 'SELECT * FROM orders',
     waitEventType: 'IO',
     waitEvent: 'DataFileRead',
@@ -131,6 +131,23 @@ describe('readersOfRange grouping', () => {
     });
     expect(late.rows.map((row) => [row.queryText, row.executions, row.samples])).toEqual([
       ['SELECT * FROM lines', 1, 2],
+    ]);
+  });
+
+  it('takes a statement from a later row only when it had begun by the frame, and an earlier row for 1 s', () => {
+    const session = readersOfRange({
+      frames: [800, 1_200, 1_800].map((t) => frameAt(t, { 31: [1, 8192] })),
+      processes: [
+        { t: 0, processes: [process(31, { queryStart: 0, queryPreview: 'SELECT a' })] },
+        { t: 2_000, processes: [process(31, { queryStart: 1_500, queryPreview: 'SELECT b' })] },
+      ],
+      blockSize: null,
+    });
+    // At 1,200 the row at 0 is too old and the one at 2,000 began later: nobody is named for it.
+    expect(session.rows.map((row) => [row.queryText, row.firstReadAt])).toEqual([
+      ['SELECT a', 800],
+      [null, 1_200],
+      ['SELECT b', 1_800],
     ]);
   });
 

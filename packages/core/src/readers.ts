@@ -87,11 +87,60 @@ function tableOf(snapshot: ProcessesSnapshot | null | undefined): Table {
   return { byPid, leaderByStart };
 }
 
-/** What the range's tables tell about processes beyond the table in force at a frame. */
+/** One process as one processes table showed it. */
+interface Sighting {
+  t: number;
+  process: ProcessView;
+}
+
+/** What the range's tables tell about processes, beyond any one table. */
 interface KnownAcrossRange {
+  /** Every table's row of each pid, oldest first. */
+  sightings: ReadonlyMap<number, readonly Sighting[]>;
   leaders: ReadonlyMap<number, number>;
   /** Query text by execution: the text is read apart from the tick, so a new statement's first rows lack it. */
   texts: ReadonlyMap<string, string>;
+}
+
+/**
+ * How long a table's row stands for its process when no later row proves it: two tables (2 Hz).
+ * A table lists only the processes doing I/O at its instant, so a reading process is often absent.
+ */
+const EARLIER_ROW_TRUSTED_MS = 1_000;
+
+function sightingsOf(snapshots: readonly (ProcessesSnapshot | null | undefined)[]): Map<number, Sighting[]> {
+  const byPid = new Map<number, Sighting[]>();
+  for (const snapshot of snapshots) {
+    if (snapshot === null || snapshot === undefined) continue;
+    for (const process of snapshot.processes) {
+      const list = byPid.get(process.pid) ?? [];
+      list.push({ t: snapshot.t, process });
+      byPid.set(process.pid, list);
+    }
+  }
+  for (const list of byPid.values()) list.sort((a, b) => a.t - b.t);
+  return byPid;
+}
+
+/**
+ * The process as it was at t. A later row whose query_start is at or before t proves it: the
+ * statement ran from its start to that row, so through t. Else the last row before t, if recent.
+ */
+function processAt(pid: number, t: number, known: KnownAcrossRange): ProcessView | undefined {
+  const list = known.sightings.get(pid);
+  if (list === undefined) return undefined;
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if ((list[middle]?.t ?? Infinity) < t) low = middle + 1;
+    else high = middle;
+  }
+  const later = list[low];
+  if (later !== undefined && later.process.queryStart !== null && later.process.queryStart <= t) return later.process;
+  const earlier = list[low - 1];
+  if (earlier !== undefined && t - earlier.t <= EARLIER_ROW_TRUSTED_MS) return earlier.process;
+  return later !== undefined && later.t === t ? later.process : undefined;
 }
 
 function textsOf(tables: readonly Table[]): Map<string, string> {
@@ -128,17 +177,15 @@ function leadersOf(frames: readonly LiveFrame[], tables: readonly Table[]): Map<
 }
 
 /**
- * The statement a process read for, as the processes table said: the one in force, else the next
- * one (a process that began reading since the last table is in the next, 500 ms later). A parallel
- * worker reads for its leader's statement, an io worker for nobody (it runs other processes'
- * reads), and a process no table named is listed alone by its pid.
+ * The statement a process read for at t (processAt). A parallel worker reads for its leader's
+ * statement, an io worker for nobody (it runs other processes' reads), and a process no table
+ * named is listed alone by its pid.
  */
-function readerOf(pid: number, tables: readonly Table[], known: KnownAcrossRange): Reader | null {
-  const process = tables.find((table) => table.byPid.has(pid))?.byPid.get(pid);
+function readerOf(pid: number, t: number, known: KnownAcrossRange): Reader | null {
+  const process = processAt(pid, t, known);
   if (process?.backendType === 'io worker') return null;
   const leaderPid = known.leaders.get(pid);
-  const leader =
-    leaderPid === undefined ? undefined : tables.find((table) => table.byPid.has(leaderPid))?.byPid.get(leaderPid);
+  const leader = leaderPid === undefined ? undefined : processAt(leaderPid, t, known);
   const owner = leader ?? process;
   if (owner === undefined) {
     return { execution: `${pid}:?`, row: `pid:${pid}`, queryText: null, backendType: null };
@@ -223,27 +270,22 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
   const { frames, processes, blockSize } = input;
   const intervalMs = medianFrameInterval(frames);
   const allTables = [input.processesBefore, ...processes].map(tableOf);
-  const known: KnownAcrossRange = { leaders: leadersOf(frames, allTables), texts: textsOf(allTables) };
+  const known: KnownAcrossRange = {
+    sightings: sightingsOf([input.processesBefore, ...processes]),
+    leaders: leadersOf(frames, allTables),
+    texts: textsOf(allTables),
+  };
   const rows = new Map<string, RowTally>();
   const workers = emptyTally();
   let framesWithInflight = 0;
-  let snapshotIndex = 0;
-  let table = allTables[0] ?? tableOf(null);
-  let next = allTables[1] ?? tableOf(null);
 
   for (const frame of frames) {
-    while (snapshotIndex < processes.length && (processes[snapshotIndex]?.t ?? Infinity) <= frame.t) {
-      table = next;
-      snapshotIndex++;
-      next = allTables[snapshotIndex + 1] ?? tableOf(null);
-    }
-    const tables = [table, next];
     tallyFrame(workers, frame);
     if (frame.inflight !== null) framesWithInflight++;
     for (const [pidText, [count, bytes]] of Object.entries(frame.byProcess)) {
       if (count <= 0) continue;
       const pid = Number(pidText);
-      const reader = readerOf(pid, tables, known);
+      const reader = readerOf(pid, frame.t, known);
       if (reader === null) continue;
       const tally = tallyFor(rows, reader);
       tally.executions.add(reader.execution);
@@ -255,7 +297,7 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
       tally.byFrame.set(frame.t, sample);
     }
     for (const scan of frame.scans ?? []) {
-      const reader = readerOf(scan.pid, tables, known);
+      const reader = readerOf(scan.pid, frame.t, known);
       const tally = reader === null ? undefined : rows.get(reader.row);
       if (tally === undefined) continue;
       const blocks = tally.scanBlocks.get(scan.key);
@@ -273,11 +315,10 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
   // Waits from the processes tables of the range: the frames' waits are counted by backend type only.
   const from = frames[0]?.t ?? Infinity;
   const to = frames.at(-1)?.t ?? -Infinity;
-  processes.forEach((snapshot, index) => {
-    if (snapshot.t < from || snapshot.t > to) return;
-    const snapshotTable = allTables[index + 1] ?? tableOf(null);
+  for (const snapshot of processes) {
+    if (snapshot.t < from || snapshot.t > to) continue;
     for (const process of snapshot.processes) {
-      const reader = readerOf(process.pid, [snapshotTable], known);
+      const reader = readerOf(process.pid, snapshot.t, known);
       const tally = reader === null ? undefined : rows.get(reader.row);
       if (tally === undefined) continue;
       tally.waitRows++;
@@ -286,7 +327,7 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
         tally.waits.set(event, (tally.waits.get(event) ?? 0) + 1);
       }
     }
-  });
+  }
 
   const listed = [...rows.values()]
     .map((tally) => rowOf(tally, intervalMs ?? 0, blockSize))
