@@ -1,6 +1,6 @@
-// Over 250 lines on purpose: one resource's whole lifecycle (first-run creation, credentials,
-// start as a non-root user, a stale or foreign server on the same data folder, restarts with new
-// settings for the lab, unexpected exits, stop) reads best in one place; each part is short.
+// One resource's whole lifecycle: first-run creation, credentials, start as a non-root user, a
+// stale or foreign server on the same data folder, restarts with new settings for the lab,
+// unexpected exits, stop. They share the data folder's state, so they change together.
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
