@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiveFrame, ProcessesSnapshot, ProcessView } from '@aioscope/spec';
 import { buildPayloads, recordedServers, type RecordedPayloads } from './testing/index.ts';
-import { medianFrameInterval, mergeIntoIntervals, readersOfRange } from './readers.ts';
+import { medianFrameInterval, mergeIntoIntervals, readersOfRange, RUNNING } from './readers.ts';
 import { busyShare, emptyTally, tallyFrame } from './workerBusy.ts';
 
 const BLOCK_SIZE = 8192;
@@ -95,7 +95,15 @@ function frameAt(t: number, byProcess: Record<number, [number, number]>): LiveFr
 describe('readersOfRange grouping', () => {
   const processes: ProcessesSnapshot[] = [
     { t: 0, processes: [process(11), process(12), process(13, { queryPreview: 'VACUUM orders', waitEvent: null })] },
-    { t: 500, processes: [process(11), process(12), process(14, { backendType: 'io worker' })] },
+    {
+      t: 500,
+      processes: [
+        process(11),
+        process(12),
+        process(13, { queryPreview: 'VACUUM orders', waitEvent: null }),
+        process(14, { backendType: 'io worker' }),
+      ],
+    },
   ];
   const frames = [
     frameAt(100, { 11: [2, 16384], 13: [1, 8192] }),
@@ -118,6 +126,7 @@ describe('readersOfRange grouping', () => {
     expect(orders?.bytesPerReadInFlight).toBe(8192);
     expect(orders?.scanBytes).toBeNull();
     expect(orders?.waits).toEqual([{ event: 'IO:DataFileRead', share: 1 }]);
+    expect(answer.rows[1]?.waits).toEqual([{ event: RUNNING, share: 1 }]);
   });
 
   it('names an execution by its text even in the tables read before its text was', () => {

@@ -3,6 +3,8 @@ import { busyShare, emptyTally, tallyFrame } from './workerBusy.ts';
 
 /** Most intervals one row carries: the strip draws a few hundred marks at most. */
 export const MAX_READER_INTERVALS = 200;
+/** A row with no wait event: on CPU, as the processes table says it. A CPU-bound scan shows mostly this. */
+export const RUNNING = 'running (no wait)';
 /** Wait events listed per row. */
 const TOP_WAITS = 3;
 /** Samples this many intervals apart or closer belong to one stretch of reading. */
@@ -322,10 +324,8 @@ export function readersOfRange(input: ReadersInput): Omit<HistoryReaders, 'targe
       const tally = reader === null ? undefined : rows.get(reader.row);
       if (tally === undefined) continue;
       tally.waitRows++;
-      if (process.waitEvent !== null) {
-        const event = `${process.waitEventType ?? '?'}:${process.waitEvent}`;
-        tally.waits.set(event, (tally.waits.get(event) ?? 0) + 1);
-      }
+      const event = process.waitEvent === null ? RUNNING : `${process.waitEventType ?? '?'}:${process.waitEvent}`;
+      tally.waits.set(event, (tally.waits.get(event) ?? 0) + 1);
     }
   }
 

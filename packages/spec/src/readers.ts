@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 /** One wait event of a statement's processes and the share of its processes-table rows in it. */
 export const readerWaitSchema = z.object({
-  /** "waitEventType:waitEvent" as pg_stat_activity reports it, e.g. "IO:DataFileRead". */
+  /** "waitEventType:waitEvent" as pg_stat_activity reports it, e.g. "IO:DataFileRead"; "running (no wait)" for none. */
   event: z.string(),
   /** Rows of the statement's processes in this wait / all its rows (2 Hz processes table), 0..1. */
   share: z.number(),
