@@ -144,7 +144,8 @@ export class DashboardPage {
     await lab.getByLabel('table size in MB').fill(String(options.tableMb));
     // The panel may still show an earlier experiment (it is kept across reloads): wait for the
     // new one to replace it, so a later "done" is this experiment's.
-    const heading = this.page.getByTestId('lab-current').getByRole('heading');
+    // The experiment's own heading (h3); the EXPLAIN IO view below it has headings of its own.
+    const heading = this.page.getByTestId('lab-current').getByRole('heading', { level: 3 });
     const before = (await heading.count()) > 0 ? await heading.innerText() : null;
     await lab.getByRole('button', { name: 'run experiment' }).click();
     await this.waitUntil(
