@@ -143,7 +143,7 @@ function ReadersTable({
                       onClick={() => choose(row)}
                       data-testid="reader-row"
                     >
-                      {row.queryText ?? `pid ${row.pids.join(', ')} (query text not recorded)`}
+                      {row.queryText ?? `pid ${row.pids.join(', ')}: statement not recorded`}
                     </button>
                     {row.relations.length > 0 ? <span className="activity"> · {row.relations.join(', ')}</span> : null}
                   </td>
@@ -214,7 +214,14 @@ export function WhoWasReading({
   return (
     <Panel title="Who was reading" source={SOURCE} testId="panel-readers">
       {body}
-      {answer !== undefined && !tooLong ? <p className="caveat">{ioWorkersText(answer)}</p> : null}
+      {answer !== undefined && !tooLong ? (
+        <p className="caveat">
+          {answer.rows.some((row) => row.queryText === null)
+            ? '"Statement not recorded": it read between two processes tables (2 Hz), or before its text was read. '
+            : ''}
+          {ioWorkersText(answer)}
+        </p>
+      ) : null}
     </Panel>
   );
 }
