@@ -149,11 +149,14 @@ function ReadersTable({
                   </td>
                   <td>
                     {row.pids.join(', ')}
-                    <span className="activity">
-                      {' '}
-                      · {row.executions} execution{row.executions === 1 ? '' : 's'}
-                      {row.backendTypes.includes('parallel worker') ? ' · with parallel workers' : ''}
-                    </span>
+                    {/* Without a table row its executions cannot be told apart: no count is better than a wrong one. */}
+                    {row.queryText === null ? null : (
+                      <span className="activity">
+                        {' '}
+                        · {row.executions} execution{row.executions === 1 ? '' : 's'}
+                        {row.backendTypes.includes('parallel worker') ? ' · with parallel workers' : ''}
+                      </span>
+                    )}
                   </td>
                   <td className="num">{formatNumber(row.sampleSeconds, 2)} s</td>
                   <td className="num">
