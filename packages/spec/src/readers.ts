@@ -20,7 +20,10 @@ export type ReaderWait = z.infer<typeof readerWaitSchema>;
 export const readerRowSchema = z.object({
   /** The query's first 200 characters; null when no processes table named the process. */
   queryText: z.string().nullable(),
-  /** Executions (pid + query start) of this text with reads in flight. */
+  /**
+   * Executions (pid + query start) of this text with reads in flight. A row no processes table named
+   * (queryText null) counts 1 per pid: its executions cannot be told apart.
+   */
   executions: z.number(),
   /** Every process that read for it: leaders and their parallel workers. */
   pids: z.array(z.number()),
