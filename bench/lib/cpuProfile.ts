@@ -82,11 +82,11 @@ export function summarizeProfile(profile: CpuProfile, moduleOf: (node: ProfileNo
 }
 
 /** "name share %, …" for a table cell, without idle and unattributed entries. */
-export function briefRanking(entries: Ranked[], count: number): string {
+export function briefRanking(entries: Ranked[], count: number, digits = 0): string {
   return entries
     .filter((entry) => !/^\((idle|program|root)\)/.test(entry.name) && entry.name !== '(native)')
     .slice(0, count)
-    .map((entry) => `${entry.name} ${(100 * entry.share).toFixed(0)} %`)
+    .map((entry) => `${entry.name} ${(100 * entry.share).toFixed(digits)} %`)
     .join(', ');
 }
 

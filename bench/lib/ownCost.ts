@@ -205,8 +205,8 @@ export async function runOwnCost(quick: boolean, roundsScale: number, parent: Cl
         // Shares are of the sampled wall time: a sample taken while the thread waited for a core
         // counts as busy, so on a loaded machine they add up to more than /proc's figure.
         result:
-          `main thread busy ${fmt(result.profile.busyPercent, 2)} % of the time sampled; by module: ${briefRanking(result.profile.selfByModule, 6)}; ` +
-          `project code inclusive: ${briefRanking(result.profile.inclusiveAppFunctions, 6)}`,
+          `main thread busy ${fmt(result.profile.busyPercent, 2)} % of the time sampled; by module (% of a core): ${briefRanking(result.profile.selfByModule, 6, 2)}; ` +
+          `project code inclusive: ${briefRanking(result.profile.inclusiveAppFunctions, 6, 2)}`,
         target: '–',
         verdict: 'n/a',
       });
