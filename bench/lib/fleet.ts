@@ -9,8 +9,8 @@ import { EmbeddedPostgresServer } from '../../apps/server/src/postgres/embeddedP
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
 import { findFreePort } from '../../apps/server/src/system/processes.ts';
 import type { FleetTarget } from '../../apps/server/src/targets/targetsFile.ts';
-import { runCli, waitForUrl } from '../../apps/server/test/support/cliProcess.ts';
 import { waitForFrame } from './aioscope.ts';
+import { startCliChild, stopCliChild } from './cliChild.ts';
 import {
   BENCH_DATA_DIR,
   log,
@@ -296,19 +296,16 @@ async function measureWholeProcess(
       `- name: t${i}\n  host: 127.0.0.1\n  port: ${String(config.port)}\n  user: ${String(config.user)}\n  database: postgres\n`,
   );
   await writeFile(file, entries.join(''));
-  const app = runCli(
+  const {
+    run: app,
+    pid,
+    url,
+  } = await startCliChild(
+    'aioscope --targets',
     ['--targets', file, '--rate', String(RATE_HZ), '--port', '0', '--data-dir', path.join(dir, 'data')],
-    { PGPASSWORD: String(config.password) },
+    cleanups,
+    { env: { PGPASSWORD: String(config.password) } },
   );
-  cleanups.add('aioscope --targets', async () => {
-    if (app.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
-  });
-  const url = (await waitForUrl(app, 60_000)).replace(/\/$/, '');
-  const pid = app.child.pid;
-  if (pid === undefined) throw new Error('aioscope --targets: no pid');
   // Every target live before the window opens.
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -345,8 +342,7 @@ async function measureWholeProcess(
   const stats = await viewers.measureStop();
   const rss = processRssBytes(pid);
   await viewers.stop();
-  app.child.kill('SIGTERM');
-  await app.exited;
+  await stopCliChild(app);
   const frames = stats.framesPerViewer.reduce((a, b) => a + b, 0);
   return {
     targets: TARGETS,

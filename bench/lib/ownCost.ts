@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
-import { runCli, waitForUrl, type CliRun } from '../../apps/server/test/support/cliProcess.ts';
+import { startCliChild, stopCliChild } from './cliChild.ts';
 import { BENCH_DATA_DIR, log, sleep, using, verdict, writeResult, type Cleanups, type TableRow } from './common.ts';
 import { briefRanking, samplesAfter, summarizeProfile, type CpuProfile, type ProfileSummary } from './cpuProfile.ts';
 import { openScannedBenchCluster } from './postgres.ts';
@@ -51,31 +51,6 @@ function databaseUrl(config: ClientConfig): string {
   return `postgres://${user}:${password}@${String(config.host)}:${String(config.port)}/${String(config.database)}`;
 }
 
-async function startCli(
-  name: string,
-  args: string[],
-  cleanups: Cleanups,
-  nodeArgs: string[] = [],
-): Promise<{ run: CliRun; pid: number }> {
-  const run = runCli(args, {}, nodeArgs);
-  cleanups.add(`aioscope ${name}`, async () => {
-    if (run.child.exitCode === null) {
-      run.child.kill('SIGTERM');
-      await run.exited;
-    }
-  });
-  await waitForUrl(run, 60_000);
-  const pid = run.child.pid;
-  if (pid === undefined) throw new Error(`aioscope ${name}: no pid`);
-  return { run, pid };
-}
-
-async function stopCli(run: CliRun): Promise<void> {
-  if (run.child.exitCode !== null) return;
-  run.child.kill('SIGTERM');
-  await run.exited;
-}
-
 /**
  * The real command line at the defaults (`--db URL`, 20 Hz, recording on or `--no-record`), each
  * in a process of its own watching the same cluster under cold scans, no viewer. Both run at once
@@ -95,8 +70,8 @@ export async function measureOwnCost(
     const running = await Promise.all(
       VARIANTS.map(async (variant, index) => ({
         variant,
-        ...(await startCli(
-          variant.name,
+        ...(await startCliChild(
+          `aioscope ${variant.name}`,
           [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
           cleanups,
         )),
@@ -128,7 +103,7 @@ export async function measureOwnCost(
         return [variant.name, bytes === null ? null : bytes / 1024 / 1024];
       }),
     ) as OwnCostResult['rssMb'];
-    await Promise.all(running.map(({ run }) => stopCli(run)));
+    await Promise.all(running.map(({ run }) => stopCliChild(run)));
     const profile =
       options.profileSeconds > 0
         ? await profileRecording([...common, '--data-dir', path.join(dir, 'data-profile')], dir, options, cleanups)
@@ -149,16 +124,14 @@ async function profileRecording(
 ): Promise<OwnCostResult['profile']> {
   const profileDir = path.join(dir, 'profile');
   await mkdir(profileDir, { recursive: true });
-  const { run } = await startCli('profiled', args, cleanups, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${profileDir}`,
-    '--cpu-prof-interval=500',
-  ]);
+  const { run } = await startCliChild('aioscope profiled', args, cleanups, {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=500'],
+  });
   await sleep(SETTLE_MS);
   log(`own cost: CPU profile of the recording process for ${options.profileSeconds} s ...`);
   await sleep(options.profileSeconds * 1000);
   const stopAt = performance.now();
-  await stopCli(run);
+  await stopCliChild(run);
   const shutdownMs = performance.now() - stopAt;
   // CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0 is the main thread (1 is tsx's loader).
   const file = (await readdir(profileDir)).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
