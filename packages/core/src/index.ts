@@ -27,6 +27,7 @@ export * from './labPolicy.ts';
 export * from './labForm.ts';
 export * from './demoSql.ts';
 export * from './rollups.ts';
+export * from './chartSeries.ts';
 export * from './rateBudget.ts';
 export * from './fleetAttention.ts';
 export * from './readers.ts';
