@@ -1,8 +1,8 @@
 import { Fragment, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
+import { SERIES } from '@aioscope/core';
 import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/spec';
 import { useOverview } from '../api/overview.ts';
 import { formatBytes, formatClockTime, formatDuration, formatNumber, formatPercent } from '../format.ts';
-import { busyShareOf, bytesPerRead } from '../history/rollupRows.ts';
 import { Explain } from '../panels/Panel.tsx';
 import { matchesLabelFilter, newestValue, sparklinePath, type SparkReduce } from './sparkline.ts';
 import { targetState } from './targetState.ts';
@@ -12,8 +12,10 @@ const SPARK_HEIGHT = 28;
 /** 10 s columns over the 10 minutes: two pixels each, so a busy server draws a line, not a block. */
 const SPARK_COLUMNS = 60;
 
-const readsMax = (point: RollupPoint): number | null => (point.inflightKnown ? point.readsInFlight.max : null);
-const liveBytesPerRead = (point: RollupPoint): number | null => bytesPerRead(point.newReadBytes, point.newReads);
+// Each sparkline's value per step, as core's SERIES computes it from a roll-up.
+const readsMax = (point: RollupPoint): number | null => SERIES.readsInFlight.ofRollup(point, 'max');
+const liveBytesPerRead = (point: RollupPoint): number | null => SERIES.liveBytesPerRead.ofRollup(point, 'mean');
+const busyShareOf = (point: RollupPoint): number | null => SERIES.workerBusy.ofRollup(point, 'mean');
 
 function Sparkline({
   row,

@@ -1,24 +1,32 @@
 import { useMemo, type ReactNode } from 'react';
+import { lineKey, SERIES, type SeriesLine, type SeriesStat } from '@aioscope/core';
 import type { HistoryRollups, TargetSummary } from '@aioscope/spec';
+import { chartSeries } from '../charts/seriesLines.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
 import { formatBytes, formatDuration, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from '../panels/Panel.tsx';
-import { busyShareOf, bytesPerRead, rollupRows } from './rollupRows.ts';
+import { rollupLineRows } from './rollupRows.ts';
 
-const READS: Series[] = [
-  { key: 'max', label: 'max per step', color: 'var(--series-4)' },
-  { key: 'mean', label: 'mean per step', color: 'var(--series-1)' },
+const perStep = (stat: SeriesStat): string => `${stat} per step`;
+const READ_LINES: SeriesLine[] = [
+  { series: SERIES.readsInFlight, stat: 'max' },
+  { series: SERIES.readsInFlight, stat: 'mean' },
 ];
-const BYTES_PER_READ: Series[] = [
-  { key: 'live', label: 'live: mean pg_aios length of new reads', color: 'var(--series-1)' },
-  { key: 'exact', label: 'exact: pg_stat_io read_bytes / reads', color: 'var(--series-2)' },
+const BYTES_PER_READ_LINES: SeriesLine[] = [
+  { series: SERIES.liveBytesPerRead, stat: 'mean' },
+  { series: SERIES.exactBytesPerRead, stat: 'mean' },
 ];
-const WORKERS: Series[] = [{ key: 'busy', label: 'io worker busy share', color: 'var(--series-3)' }];
-const BACKLOG: Series[] = [
-  { key: 'max', label: 'backlog, max per step', color: 'var(--series-4)' },
-  { key: 'mean', label: 'backlog, mean per step', color: 'var(--series-1)' },
+const WORKER_LINES: SeriesLine[] = [{ series: SERIES.workerBusy, stat: 'mean' }];
+const BACKLOG_LINES: SeriesLine[] = [
+  { series: SERIES.workerBacklog, stat: 'max' },
+  { series: SERIES.workerBacklog, stat: 'mean' },
 ];
+const READS: Series[] = READ_LINES.map((line) => chartSeries(line, perStep(line.stat)));
+const BYTES_PER_READ: Series[] = BYTES_PER_READ_LINES.map((line) => chartSeries(line));
+const WORKERS: Series[] = WORKER_LINES.map((line) => chartSeries(line, 'io worker busy share'));
+const BACKLOG: Series[] = BACKLOG_LINES.map((line) => chartSeries(line, `backlog, ${perStep(line.stat)}`));
+const BYTES_PER_READ_KEYS = BYTES_PER_READ_LINES.map(lineKey);
 
 export interface RollupPanelsProps {
   rollups: HistoryRollups | undefined;
@@ -36,33 +44,11 @@ export function RollupPanels({ rollups, error, target, onSelectRange }: RollupPa
   const rate = target?.sampleRateHz ?? 0;
   const rows = useMemo(() => {
     if (rollups === undefined) return null;
-    const { points, from, to, stepMs } = rollups;
     return {
-      reads: rollupRows(
-        points,
-        from,
-        to,
-        stepMs,
-        (p) => (p.inflightKnown ? { max: p.readsInFlight.max, mean: p.readsInFlight.mean } : { max: null, mean: null }),
-        ['max', 'mean'],
-      ),
-      bytesPerRead: rollupRows(
-        points,
-        from,
-        to,
-        stepMs,
-        (p) => ({ live: bytesPerRead(p.newReadBytes, p.newReads), exact: bytesPerRead(p.statReadBytes, p.statReads) }),
-        ['live', 'exact'],
-      ),
-      workers: rollupRows(points, from, to, stepMs, (p) => ({ busy: busyShareOf(p) }), ['busy']),
-      backlog: rollupRows(
-        points,
-        from,
-        to,
-        stepMs,
-        (p) => ({ max: p.workerBacklog?.max ?? null, mean: p.workerBacklog?.mean ?? null }),
-        ['max', 'mean'],
-      ),
+      reads: rollupLineRows(rollups, READ_LINES),
+      bytesPerRead: rollupLineRows(rollups, BYTES_PER_READ_LINES),
+      workers: rollupLineRows(rollups, WORKER_LINES),
+      backlog: rollupLineRows(rollups, BACKLOG_LINES),
     };
   }, [rollups]);
   const step = rollups === undefined ? '' : formatDuration(rollups.stepMs, 'span');
@@ -71,7 +57,7 @@ export function RollupPanels({ rollups, error, target, onSelectRange }: RollupPa
   if (rollups === undefined || rows === null) return <EmptyState>Reading roll-ups…</EmptyState>;
   const domain: [number, number] = [rollups.from, rollups.to];
   const maxBytesPerRead = rows.bytesPerRead.reduce(
-    (max, row) => Math.max(max, row.live ?? 0, row.exact ?? 0),
+    (max, row) => Math.max(max, ...BYTES_PER_READ_KEYS.map((key) => row[key] ?? 0)),
     target?.server?.ioCombineLimitBytes ?? 0,
   );
   const bytesTicks = byteTicks(maxBytesPerRead, 8 * 1024, 4);

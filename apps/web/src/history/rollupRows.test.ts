@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { rollup } from '@aioscope/core';
+import { bucketValues, rollup, SERIES, type SeriesLine } from '@aioscope/core';
 import type { LiveFrame } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
-import { busyShareOf, rollupRows } from './rollupRows.ts';
+import { seriesReducer } from '../charts/seriesLines.ts';
+import { rollupLineRows, rollupRows } from './rollupRows.ts';
 
 // The PostgreSQL 18.6 io_method=worker recording, spread over three seconds with one missing.
 const recorded = buildPayloads(recordedServers()[0] as Parameters<typeof buildPayloads>[0]).frames;
@@ -34,6 +35,25 @@ describe('roll-ups as chart rows', () => {
       }
     }
     expect(samples).toBeGreaterThan(0);
-    expect(point === undefined ? undefined : busyShareOf(point)).toBe(busy / samples);
+    expect(point === undefined ? undefined : SERIES.workerBusy.ofRollup(point, 'mean')).toBe(busy / samples);
+  });
+
+  it('draws a series from roll-ups under the same key and value as from a bucket of its frames', () => {
+    const lines: SeriesLine[] = [
+      { series: SERIES.readsInFlight, stat: 'max' },
+      { series: SERIES.workerBusy, stat: 'mean' },
+    ];
+    const from = base;
+    const to = base + 3_000;
+    const rows = rollupLineRows(
+      { targetId: 't', from, to, stepMs: 1_000, points: rollup(frames, [], from, to, 1_000) },
+      lines,
+    );
+    const reducer = seriesReducer(lines);
+    const firstSecond = frames.filter((frame) => frame.t < base + 1_000);
+    expect(rows[0]).toEqual({ t: base, ...reducer.reduce(firstSecond) });
+    expect(rows[0]).toEqual({ t: base, ...bucketValues(lines, { frames: firstSecond, deltas: [] }) });
+    expect(rows[0]?.['readsInFlight:max']).toBeGreaterThan(0);
+    expect(rows[1]).toEqual({ t: base + 1_000, ...reducer.empty });
   });
 });

@@ -1,5 +1,5 @@
-import type { BucketRow } from '@aioscope/core';
-import type { RollupPoint } from '@aioscope/spec';
+import { lineKey, rollupValues, type BucketRow, type SeriesLine } from '@aioscope/core';
+import type { HistoryRollups, RollupPoint } from '@aioscope/spec';
 
 /**
  * Roll-up points as chart rows: one row per step across [from, to), a step without samples as a
@@ -23,12 +23,8 @@ export function rollupRows(
   return rows;
 }
 
-/** Bytes per read of a step from either source; null when no read was counted. */
-export function bytesPerRead(bytes: number, reads: number): number | null {
-  return reads > 0 ? bytes / reads : null;
-}
-
-/** io worker busy share of a step (workerBusy.ts's definition: busy samples over samples). */
-export function busyShareOf(point: RollupPoint): number | null {
-  return point.workerSamples > 0 ? point.workerBusy / point.workerSamples : null;
+/** The rows of some lines (core SERIES at a stat) over a roll-up answer, keyed as the live rows are. */
+export function rollupLineRows(rollups: HistoryRollups, lines: readonly SeriesLine[]): BucketRow[] {
+  const { points, from, to, stepMs } = rollups;
+  return rollupRows(points, from, to, stepMs, (point) => rollupValues(lines, point), lines.map(lineKey));
 }

@@ -2,13 +2,16 @@ import { useMemo, type ReactNode } from 'react';
 import {
   BYTES_PER_READ_WINDOW_SECONDS,
   exactBytesPerRead,
+  SERIES,
   type BucketRow,
+  type SeriesLine,
   type LiveWindowSummary,
 } from '@aioscope/core';
 import type { IoStatDelta, LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type HoverValue, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
-import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
+import { chartSeries, seriesReducer } from '../charts/seriesLines.ts';
+import { useBucketRows } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
@@ -18,8 +21,10 @@ import { useWindowText } from '../history/windowText.ts';
 /** pg_stat_io is sampled once a second, so both series share one-second buckets. */
 const BUCKET_MS = 1_000;
 const WINDOW_S = BYTES_PER_READ_WINDOW_SECONDS;
-const SERIES: Series[] = [
-  { key: 'live', label: 'live: mean pg_aios length of new reads', color: 'var(--series-1)' },
+/** The live line, from pg_aios samples as core's SERIES says; the exact lines are the trailing 10 s below. */
+const LIVE_LINE: SeriesLine = { series: SERIES.liveBytesPerRead, stat: 'mean' };
+const LINES: Series[] = [
+  chartSeries(LIVE_LINE),
   { key: 'bulk', label: `exact, scans (bulk reads), ${WINDOW_S} s by reads`, color: 'var(--series-2)' },
   { key: 'other', label: `exact, other reads, ${WINDOW_S} s by reads`, color: 'var(--series-5)' },
 ];
@@ -30,18 +35,7 @@ const HOVER_ONLY: HoverValue[] = [
   { key: 'reads', label: 'reads counted this second', format: (value) => formatNumber(value, 0) },
 ];
 
-const LIVE_REDUCER: BucketReducer<LiveFrame> = {
-  reduce: (bucket) => {
-    let count = 0;
-    let bytes = 0;
-    for (const frame of bucket) {
-      count += frame.newReads?.count ?? 0;
-      bytes += frame.newReads?.bytes ?? 0;
-    }
-    return { live: count > 0 ? bytes / count : null };
-  },
-  empty: { live: null },
-};
+const LIVE_REDUCER = seriesReducer([LIVE_LINE]);
 const formatBytesPerRead = (value: number): string => formatBytes(value, 0);
 
 /** The combine limits as reference lines, and a y scale that shows them (one object per pair of limits). */
@@ -117,7 +111,7 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
       <TimeSeriesChart
         ariaLabel={`bytes per read over ${windowText.spoken}`}
         rows={rows}
-        series={SERIES}
+        series={LINES}
         kind="line"
         domain={domain}
         yLabel="bytes / read"

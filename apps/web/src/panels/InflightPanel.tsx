@@ -1,7 +1,8 @@
 import { memo, useMemo, type ReactNode } from 'react';
-import type { IoMethod, LiveWindowSummary } from '@aioscope/core';
+import { bucketValues, lineKey, SERIES, type IoMethod, type LiveWindowSummary, type SeriesLine } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { LiveSampleStrip } from '../charts/LiveSampleStrip.tsx';
+import { chartSeries } from '../charts/seriesLines.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
 import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
@@ -13,7 +14,9 @@ import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
 import { capitalize, LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
 
-const BYTES_SERIES: Series[] = [{ key: 'bytes', label: 'bytes in flight', color: 'var(--series-1)' }];
+const BYTES_LINE: SeriesLine = { series: SERIES.bytesInFlight, stat: 'mean' };
+const BYTES_KEY = lineKey(BYTES_LINE);
+const BYTES_SERIES: Series[] = [chartSeries(BYTES_LINE)];
 
 /** Seconds of unaveraged samples in the strip above the 60 s chart. */
 const STRIP_WINDOW_MS = 10_000;
@@ -22,16 +25,18 @@ const inflightReads = (frame: LiveFrame): number | null => frame.inflight?.total
 const formatReads = (value: number): string => formatNumber(value, 1);
 const formatBytesInFlight = (value: number): string => formatBytes(value, 1);
 
-/** Per bucket: mean reads in flight per state group, and mean bytes. */
+/**
+ * Per bucket: mean reads in flight per state group (a breakdown the roll-ups do not keep, so it
+ * stays here), and mean bytes in flight as core's SERIES computes it (the roll-ups' too).
+ */
 function reducerFor(groups: readonly StateSeries[]): BucketReducer<LiveFrame> {
-  const empty = Object.fromEntries([...groups.map((g) => [g.key, null]), ['bytes', null]]) as Record<string, null>;
+  const empty = Object.fromEntries([...groups.map((g) => [g.key, null]), [BYTES_KEY, null]]) as Record<string, null>;
   const reduce = (bucket: readonly LiveFrame[]): Record<string, number | null> => {
-    const sums: Record<string, number> = { bytes: 0 };
+    const sums: Record<string, number> = {};
     let frames = 0;
     for (const frame of bucket) {
       if (frame.inflight === null) continue;
       frames++;
-      sums.bytes = (sums.bytes ?? 0) + frame.inflight.total.bytes;
       for (const group of groups) {
         let count = 0;
         for (const state of group.states) count += frame.inflight.byState[state]?.count ?? 0;
@@ -39,7 +44,10 @@ function reducerFor(groups: readonly StateSeries[]): BucketReducer<LiveFrame> {
       }
     }
     if (frames === 0) return empty;
-    return Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames]));
+    return {
+      ...Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames])),
+      ...bucketValues([BYTES_LINE], { frames: bucket, deltas: [] }),
+    };
   };
   return { reduce, empty };
 }
@@ -117,7 +125,7 @@ export function InflightPanel({
   const bytesTicks = useMemo(
     () =>
       byteTicks(
-        rows.reduce((max, row) => Math.max(max, row.bytes ?? 0), 0),
+        rows.reduce((max, row) => Math.max(max, row[BYTES_KEY] ?? 0), 0),
         8 * 1024,
         3,
       ),

@@ -1,7 +1,8 @@
 import { useMemo, type ReactNode } from 'react';
-import { workerVerdict, type LiveWindowSummary } from '@aioscope/core';
+import { bucketValues, lineKey, SERIES, workerVerdict, type LiveWindowSummary, type SeriesLine } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
+import { chartSeries } from '../charts/seriesLines.ts';
 import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatClockTime, formatNumber, formatPercent } from '../format.ts';
 import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
@@ -10,7 +11,8 @@ import { refusedReason } from './reasons.ts';
 import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
 import { LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
 
-const SERIES: Series[] = [{ key: 'busy', label: 'io workers busy', color: 'var(--series-3)' }];
+const BUSY_LINE: SeriesLine = { series: SERIES.workerBusy, stat: 'mean' };
+const BUSY_SERIES: Series[] = [chartSeries(BUSY_LINE)];
 const BACKLOG_SERIES: Series[] = [
   { key: 'backlog', label: 'submitted reads (queued or executing)', color: 'var(--series-1)' },
   { key: 'workers', label: 'io workers', color: 'var(--series-4)' },
@@ -18,21 +20,19 @@ const BACKLOG_SERIES: Series[] = [
 /** Cells per worker strip: one per 2 s over the 60 s window. */
 const STRIP_CELLS = 30;
 
+/**
+ * Per bucket: the busy share as core's SERIES computes it (the roll-ups' too); the backlog and the
+ * pool size as means over every sample of the bucket (a sample without pg_aios counts no backlog).
+ */
 function busyBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
-  let busy = 0;
-  let samples = 0;
   let backlog = 0;
   let workers = 0;
   for (const frame of bucket) {
     workers += frame.ioWorkers.length;
     backlog += frame.inflight?.workerBacklog ?? 0;
-    for (const worker of frame.ioWorkers) {
-      samples++;
-      if (worker.busy) busy++;
-    }
   }
   return {
-    busy: samples > 0 ? busy / samples : null,
+    ...bucketValues([BUSY_LINE], { frames: bucket, deltas: [] }),
     backlog: backlog / bucket.length,
     workers: workers / bucket.length,
   };
@@ -40,7 +40,7 @@ function busyBucket(bucket: readonly LiveFrame[]): Record<string, number | null>
 
 const BUSY_REDUCER: BucketReducer<LiveFrame> = {
   reduce: busyBucket,
-  empty: { busy: null, backlog: null, workers: null },
+  empty: { [lineKey(BUSY_LINE)]: null, backlog: null, workers: null },
 };
 const SHARE_DOMAIN: [number, number] = [0, 1];
 const formatCount = (value: number): string => formatNumber(value, 1);
@@ -180,7 +180,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
           <TimeSeriesChart
             ariaLabel={`io worker busy fraction over ${windowText.spoken}`}
             rows={rows}
-            series={SERIES}
+            series={BUSY_SERIES}
             kind="stackedArea"
             domain={domain}
             yLabel="busy"
