@@ -1,4 +1,6 @@
 import type { IoStatDelta, LiveFrame, RollupPoint } from '@aioscope/spec';
+import { exactBytesPerRead } from './window.ts';
+import { busyShare, emptyTally, tallyFrame } from './workerBusy.ts';
 
 /**
  * What a chart's series are, declared once: where each number comes from in a bucket of live
@@ -97,23 +99,14 @@ const liveBytesPerRead: SeriesDescription = {
   ofRollup: (point) => ratio(point.newReadBytes, point.newReads),
 };
 
-const exactBytesPerRead: SeriesDescription = {
+const exactBytesPerReadSeries: SeriesDescription = {
   key: 'exactBytesPerRead',
   label: 'exact: pg_stat_io read_bytes / reads',
   unit: 'bytes',
   colorSlot: 2,
   stats: ['mean'],
-  ofBucket: ({ deltas }) => {
-    let reads = 0;
-    let bytes = 0;
-    // A reset interval has no delta (ioStats.ts): its zeros are not "no reads".
-    for (const delta of deltas) {
-      if (delta.reset) continue;
-      reads += delta.reads;
-      bytes += delta.readBytes;
-    }
-    return ratio(bytes, reads);
-  },
+  // A reset interval is left out (window.ts): its zeros are not "no reads".
+  ofBucket: ({ deltas }) => exactBytesPerRead(deltas).bytesPerRead,
   ofRollup: (point) => ratio(point.statReadBytes, point.statReads),
 };
 
@@ -124,17 +117,7 @@ const workerBusy: SeriesDescription = {
   unit: 'share',
   colorSlot: 3,
   stats: ['mean'],
-  ofBucket: ({ frames }) => {
-    let busy = 0;
-    let samples = 0;
-    for (const frame of frames) {
-      for (const worker of frame.ioWorkers) {
-        samples++;
-        if (worker.busy) busy++;
-      }
-    }
-    return ratio(busy, samples);
-  },
+  ofBucket: ({ frames }) => busyShare(frames.reduce((tally, frame) => tallyFrame(tally, frame), emptyTally())),
   ofRollup: (point) => ratio(point.workerBusy, point.workerSamples),
 };
 
@@ -154,7 +137,7 @@ export const SERIES = {
   readsInFlight,
   bytesInFlight,
   liveBytesPerRead,
-  exactBytesPerRead,
+  exactBytesPerRead: exactBytesPerReadSeries,
   workerBusy,
   workerBacklog,
 } as const satisfies Record<string, SeriesDescription>;
