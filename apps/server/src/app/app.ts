@@ -43,7 +43,7 @@ export interface AppOptions {
   /** Targets added and removed at run time, labels and the targets file (fleet.ts); absent in tests. */
   fleet?: FleetInfo;
   /** Live transport limits (tests only). */
-  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow'>;
+  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow' | 'adapter'>;
 }
 
 /** Fastify's own options for an aioscope instance, shared by the process and by tests. */

@@ -10,6 +10,7 @@ import { demoPlugin } from '../plugins/demoPlugin.ts';
 import type { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
 import { historyPlugin } from '../plugins/historyPlugin.ts';
 import { labPlugin } from '../plugins/labPlugin.ts';
+import { connectLiveAdapter } from '../live/redisAdapter.ts';
 import { monitorsPlugin } from '../plugins/monitorsPlugin.ts';
 import { targetPlugin } from '../plugins/targetPlugin.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
@@ -59,6 +60,10 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
       const unusable = await checkStoreReachable(config.record.store);
       if (unusable !== null) throw new StartupError(`${unusable} (--wait-for-db starts anyway and keeps retrying)`);
     }
+    const live =
+      config.adapter === null ? null : await connectLiveAdapter(config.adapter, { wait: config.waitForDb, log });
+    // Last to close: the live hub, closed before it, stops using it.
+    if (live !== null) app.addHook('onClose', live.close);
     await app.register(targetPlugin, {
       source: config.target,
       dataDir: config.dataDir,
@@ -93,6 +98,7 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
         webRoot: WEB_ROOT,
         ...(config.token === undefined ? {} : { token: config.token }),
         ...(config.authProxy === null ? {} : { authProxy: authProxyOf(config.authProxy) }),
+        ...(live === null ? {} : { live: { adapter: live.adapter } }),
       });
     });
     await listen(app, config);

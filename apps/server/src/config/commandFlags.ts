@@ -117,6 +117,11 @@ else the password file PGPASSFILE names, else ~/.pgpass (mode 600).`,
       value: '<url>',
       help: 'keep history in this PostgreSQL database (postgres://user@host/db) instead of the data folder; aioscope processes started with the same --store and --targets share the targets, each sampled by one',
     },
+    adapter: {
+      type: 'string',
+      value: '<url>',
+      help: 'with --store: relay the live view between replicas through this Redis (redis://host:port), so any replica serves any target live',
+    },
     'record-raw': {
       type: 'string',
       value: '<age>',

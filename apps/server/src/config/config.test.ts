@@ -112,6 +112,23 @@ describe('parseConfig', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('relays the live view through a Redis given with --adapter, only beside --store', () => {
+    expect(ok(['--store', 'postgres://h/db', '--adapter', 'redis://127.0.0.1:6379']).adapter).toBe(
+      'redis://127.0.0.1:6379',
+    );
+    expect(ok([]).adapter).toBeNull();
+  });
+
+  it.each([
+    [['--store', 'postgres://h/db', '--adapter', 'http://h:6379'], '--adapter must be a Redis URL: redis://host:port'],
+    [['--store', 'postgres://h/db', '--adapter', 'redis://[bad'], '--adapter must be a Redis URL'],
+    [['--adapter', 'redis://h:6379'], '--adapter needs --store'],
+  ])('rejects the adapter %j with a one-line message', (argv, expected) => {
+    const message = error(argv);
+    expect(message).toContain(expected);
+    expect(message).not.toContain('\n');
+  });
+
   it.each([
     [['--record-raw', '24'], '--record-raw "24" is not a duration: use a number and s, m, h or d, e.g. 24h or 30d'],
     [['--record-raw', '10s'], '--record-raw "10s" is too short: at least 1m'],

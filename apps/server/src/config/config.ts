@@ -106,6 +106,11 @@ export const configSchema = z
     waitForDb: z.boolean(),
     token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
     authProxy: authProxyConfigSchema,
+    /** --adapter: the Redis that relays live events between replicas (live/redisAdapter.ts); null: none. */
+    adapter: z
+      .string()
+      .refine((url) => REDIS_URL.test(url) && URL.canParse(url), { message: 'must be a Redis URL: redis://host:port' })
+      .nullable(),
     record: z
       .object({
         enabled: z.boolean(),
@@ -130,6 +135,10 @@ export const configSchema = z
       }),
   })
   .strict()
+  .refine((config) => config.adapter === null || config.record.store !== null, {
+    path: ['adapter'],
+    message: 'needs --store: only replicas sharing a store share targets to relay',
+  })
   .refine((config) => isLoopbackHost(config.host) || config.token !== undefined || config.authProxy !== null, {
     path: ['host'],
     message:
@@ -156,9 +165,11 @@ const FLAG_NAMES: Record<string, string> = {
   'record.rollupMs': '--record-rollups',
   'record.maxBytes': '--record-max',
   'record.store': '--store',
+  adapter: '--adapter',
 };
 
 const STORE_URL = /^postgres(ql)?:\/\//;
+const REDIS_URL = /^rediss?:\/\//;
 
 /** Reads flags and environment once. Never throws: a bad input is a one-line error to print. */
 export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ConfigResult {
@@ -209,6 +220,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     waitForDb: values['wait-for-db'] === true,
     ...(tokenGiven ? { token: values.token ?? env.AIOSCOPE_TOKEN } : {}),
     authProxy: access.authProxy,
+    adapter: values.adapter ?? null,
     record: {
       enabled: values.record !== false,
       rawMs: values['record-raw'],

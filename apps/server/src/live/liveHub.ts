@@ -4,12 +4,14 @@ import {
   joinTargetRequestSchema,
   type ClientToServerEvents,
   type JoinTargetReply,
+  type LiveSnapshot,
   type ServerToClientEvents,
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
 import { identifyRequest, type AccessPolicy } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import type { LiveAdapter } from './redisAdapter.ts';
 
 /** Frames in the snapshot a viewer gets on joining: 60 s at 20 Hz; at higher rates the newest. */
 export const SNAPSHOT_MAX_FRAMES = 1_200;
@@ -24,6 +26,13 @@ export const MAX_QUEUED_PACKETS = 16;
 /** Joins allowed per socket per window: a snapshot is the one large, non-volatile message. */
 export const MAX_JOINS_PER_WINDOW = 5;
 export const JOIN_WINDOW_MS = 10_000;
+/** How long a replica waits for the owner of a target it does not sample to send its snapshot. */
+export const REMOTE_SNAPSHOT_TIMEOUT_MS = 2_000;
+
+/** Between replicas (--adapter): each answers with its snapshot of a target it owns, or null. */
+interface InterServerEvents {
+  snapshotOf: (targetId: string, answer: (snapshot: LiveSnapshot | null) => void) => void;
+}
 
 export function roomOf(targetId: string): string {
   return `target:${targetId}`;
@@ -39,7 +48,8 @@ function hostOf(origin: string): string | null {
   }
 }
 
-type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents>;
+type LiveSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents>;
+type LiveServer = SocketServer<ClientToServerEvents, ServerToClientEvents, InterServerEvents>;
 
 /**
  * socket.io transport: one room per target; a viewer joining gets a bounded snapshot that replaces
@@ -56,10 +66,16 @@ export interface LiveHubOptions {
   maxJoinsPerWindow?: number;
   /** Why a target that is not monitored has no live stream (a recording file), or undefined. */
   notLive?: (targetId: string) => string | undefined;
+  /**
+   * --adapter: rooms span the replicas. Owned targets' events go to the room even with no local
+   * viewer (remote ones are not known here), and a target owned elsewhere is joined with the
+   * owner's snapshot.
+   */
+  adapter?: LiveAdapter;
 }
 
 /** The room's sockets whose queue says they stopped reading. */
-function backedUp(io: SocketServer, members: ReadonlySet<string>): string[] {
+function backedUp(io: LiveServer, members: ReadonlySet<string>): string[] {
   const slow: string[] = [];
   for (const id of members) {
     const socket = io.sockets.sockets.get(id);
@@ -70,7 +86,7 @@ function backedUp(io: SocketServer, members: ReadonlySet<string>): string[] {
 
 declare module 'fastify' {
   interface FastifyInstance {
-    io: SocketServer<ClientToServerEvents, ServerToClientEvents>;
+    io: SocketServer<ClientToServerEvents, ServerToClientEvents, InterServerEvents>;
   }
 }
 
@@ -87,6 +103,8 @@ export const liveHubPlugin = fp<LiveHubOptions>(
       for (const unsubscribe of io.subscriptions) unsubscribe();
       io.server.disconnectSockets(true);
       io.server.engine.close();
+      // The adapter stops reading the Redis stream; the Redis client is closed by its owner.
+      if (options.adapter !== undefined) await io.server.of('/').adapter.close();
     });
   },
   { name: 'aioscope-live-hub', dependencies: ['@fastify/cookie'] },
@@ -95,10 +113,11 @@ export const liveHubPlugin = fp<LiveHubOptions>(
 function createLiveHub(
   app: FastifyInstance,
   options: LiveHubOptions,
-): { server: SocketServer<ClientToServerEvents, ServerToClientEvents>; subscriptions: (() => void)[] } {
+): { server: LiveServer; subscriptions: (() => void)[] } {
   const { access, monitors } = options;
   const maxJoins = options.maxJoinsPerWindow ?? MAX_JOINS_PER_WINDOW;
-  const io = new SocketServer<ClientToServerEvents, ServerToClientEvents>(app.server, {
+  const io: LiveServer = new SocketServer<ClientToServerEvents, ServerToClientEvents, InterServerEvents>(app.server, {
+    ...(options.adapter === undefined ? {} : { adapter: options.adapter }),
     path: '/socket.io',
     serveClient: false,
     maxHttpBufferSize: MAX_CLIENT_MESSAGE_BYTES,
@@ -121,6 +140,7 @@ function createLiveHub(
     },
   });
 
+  const relayed = options.adapter !== undefined;
   const subscriptions: (() => void)[] = [];
   const follow = (monitor: TargetMonitor): (() => void) => {
     const room = roomOf(monitor.id);
@@ -133,8 +153,8 @@ function createLiveHub(
     ): void => {
       // socket.io encodes a packet before it looks who is in the room: with no viewer (the
       // common case of a server left recording) that was a JSON encoding of every frame for nobody.
-      const members = io.sockets.adapter.rooms.get(room);
-      if (members === undefined || members.size === 0) return;
+      const members = io.sockets.adapter.rooms.get(room) ?? new Set<string>();
+      if (members.size === 0 && !relayed) return;
       const skip = backedUp(io, members);
       const target = skip.length > 0 ? io.to(room).except(skip) : io.to(room);
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
@@ -164,7 +184,13 @@ function createLiveHub(
         return;
       }
       joins.push(now);
-      respond(joinTarget(socket, monitors, payload, options.notLive));
+      const local = joinTarget(socket, monitors, payload, options.notLive);
+      const targetId = joinTargetRequestSchema.safeParse(payload).data?.targetId;
+      if (local.ok || !relayed || targetId === undefined || monitors.has(targetId)) {
+        respond(local);
+        return;
+      }
+      void joinRemoteTarget(io, socket, targetId).then(respond);
     };
     socket.on('joinTarget', onJoin as ClientToServerEvents['joinTarget']);
     socket.on('leaveTarget', (payload) => {
@@ -172,7 +198,54 @@ function createLiveHub(
       if (parsed.success) void socket.leave(roomOf(parsed.data.targetId));
     });
   });
+  if (relayed) {
+    io.on('snapshotOf', (targetId, answer) => {
+      const monitor = typeof targetId === 'string' ? monitors.get(targetId) : undefined;
+      answer(monitor === undefined ? null : snapshotOf(monitor));
+    });
+  }
   return { server: io, subscriptions };
+}
+
+/**
+ * A target this replica does not sample: the viewer joins its room (the owner's events reach it
+ * through the adapter) and gets the owner's snapshot. Every other replica answers null.
+ */
+async function joinRemoteTarget(io: LiveServer, socket: LiveSocket, targetId: string): Promise<JoinTargetReply> {
+  const room = roomOf(targetId);
+  await socket.join(room);
+  const answers = await new Promise<(LiveSnapshot | null)[] | Error>((resolve) => {
+    // The adapter's own limit for answers is 5 s: a viewer is told sooner.
+    const timer = setTimeout(() => resolve(new Error('timeout')), REMOTE_SNAPSHOT_TIMEOUT_MS);
+    io.serverSideEmit('snapshotOf', targetId, (error, replies) => {
+      clearTimeout(timer);
+      // A replica that died before its heartbeat stopped does not answer: take what the others said.
+      resolve(replies.some((s) => s !== null) || error === null ? replies : error);
+    });
+  });
+  const snapshot = answers instanceof Error ? undefined : answers.find((s) => s !== null);
+  if (snapshot === undefined || snapshot === null) {
+    await socket.leave(room);
+    return {
+      ok: false,
+      error:
+        answers instanceof Error
+          ? `"${targetId}" is sampled by no replica that answered within ${REMOTE_SNAPSHOT_TIMEOUT_MS / 1000} s`
+          : `"${targetId}" is sampled by no replica right now (or is not a target)`,
+    };
+  }
+  socket.emit('snapshot', snapshot);
+  return { ok: true };
+}
+
+function snapshotOf(monitor: TargetMonitor): LiveSnapshot {
+  return {
+    targetId: monitor.id,
+    frames: monitor.recentFrames(SNAPSHOT_MAX_FRAMES),
+    ioDeltas: monitor.recentIoDeltas(),
+    status: monitor.currentStatus(),
+    processes: monitor.currentProcesses(),
+  };
 }
 
 function joinTarget(
@@ -194,12 +267,6 @@ function joinTarget(
     // It has not read what it was sent: another snapshot would only grow the queue.
     return { ok: false, error: 'still sending you earlier data: join again once it has arrived' };
   }
-  socket.emit('snapshot', {
-    targetId: monitor.id,
-    frames: monitor.recentFrames(SNAPSHOT_MAX_FRAMES),
-    ioDeltas: monitor.recentIoDeltas(),
-    status: monitor.currentStatus(),
-    processes: monitor.currentProcesses(),
-  });
+  socket.emit('snapshot', snapshotOf(monitor));
   return { ok: true };
 }

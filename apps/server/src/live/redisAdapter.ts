@@ -1,0 +1,72 @@
+import { createAdapter } from '@socket.io/redis-streams-adapter';
+import { createClient } from 'redis';
+import { StartupError } from '../targets/resolveTarget.ts';
+import type { Logger } from '../system/logger.ts';
+
+/**
+ * Heartbeats between replicas: a request to every replica (a snapshot of a target owned
+ * elsewhere) waits for each replica it knows to answer, so a killed one must be forgotten soon.
+ */
+const HEARTBEAT_MS = 1_000;
+const HEARTBEAT_TIMEOUT_MS = 3_000;
+const RECONNECT_MAX_MS = 2_000;
+
+export type LiveAdapter = ReturnType<typeof createAdapter>;
+
+/** The URL without its password, for messages. */
+function shown(url: string): string {
+  const parsed = new URL(url);
+  parsed.password = '';
+  return parsed.toString();
+}
+
+/**
+ * Connects to the Redis that relays live events between replicas (--adapter). Unreachable at
+ * start: a StartupError (exit 2), unless `wait`, which starts anyway and keeps retrying, as
+ * --wait-for-db does for the store. Once connected, a lost Redis is retried without end.
+ */
+export async function connectLiveAdapter(
+  url: string,
+  options: { wait: boolean; log: Logger },
+): Promise<{ adapter: LiveAdapter; close: () => Promise<void> }> {
+  let connectedOnce = false;
+  const client = createClient({
+    url,
+    socket: {
+      connectTimeout: 3_000,
+      reconnectStrategy: (retries, cause) =>
+        connectedOnce || options.wait ? Math.min(100 * 2 ** retries, RECONNECT_MAX_MS) : cause,
+    },
+  });
+  let lastError = '';
+  // Without a listener an error event would end the process; say each new cause once (a first
+  // connection that fails without --wait-for-db is said once, by the StartupError).
+  client.on('error', (error: Error) => {
+    if (error.message === lastError || !(connectedOnce || options.wait)) return;
+    lastError = error.message;
+    options.log.warn(`live adapter Redis at ${shown(url)}: ${error.message}`);
+  });
+  client.on('ready', () => {
+    connectedOnce = true;
+    lastError = '';
+  });
+  const connecting = client.connect();
+  if (options.wait) {
+    connecting.catch(() => undefined);
+  } else {
+    try {
+      await connecting;
+    } catch (error) {
+      throw new StartupError(
+        `live adapter Redis at ${shown(url)} cannot be used: ${(error as Error).message} (--wait-for-db starts anyway and keeps retrying)`,
+      );
+    }
+  }
+  const adapter = createAdapter(client, { heartbeatInterval: HEARTBEAT_MS, heartbeatTimeout: HEARTBEAT_TIMEOUT_MS });
+  return {
+    adapter,
+    close: async () => {
+      if (client.isOpen) await client.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { targetListSchema } from '@aioscope/spec';
+import type { EmbeddedPostgresServer } from '../../src/postgres/embeddedPostgres.ts';
+import { runCli, waitForUrl, type CliRun } from './cliProcess.ts';
+import { waitUntil } from './polling.ts';
+import { connect, freePort, startTestPostgres } from './testPostgres.ts';
+
+/**
+ * Real replicas for a test: a PostgreSQL 18 store, one watched server, a targets file listing
+ * `targetIds` on it (passwords in a password file, as psql reads them), and aioscope processes
+ * started on it with `--targets` and `--store`.
+ */
+export interface ReplicaFleet {
+  store: EmbeddedPostgresServer;
+  storeUrl: string;
+  targetsFile: string;
+  passFile: string;
+  /** Starts a replica process with its own data folder; extra flags after the shared ones. */
+  spawn(name: string, extra?: string[]): Promise<CliRun>;
+  /** spawn, then waits for it to listen. */
+  replica(name: string, extra?: string[]): Promise<{ run: CliRun; url: string }>;
+  /** The targets a replica samples (live there), sorted. */
+  sampled(url: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+export async function startReplicaFleet(name: string, targetIds: readonly string[]): Promise<ReplicaFleet> {
+  const [store, watched] = await Promise.all([
+    startTestPostgres(`${name}-store`),
+    startTestPostgres(`${name}-watched`),
+  ]);
+  const admin: pg.Client = await connect(store);
+  await admin.query('CREATE DATABASE team');
+  await admin.end();
+  const { user, password, port } = store.connectionConfig;
+  const storeUrl = `postgres://${encodeURIComponent(String(user))}:${encodeURIComponent(String(password))}@127.0.0.1:${String(port)}/team`;
+  const dir = await mkdtemp(path.join(tmpdir(), `aioscope-${name}-`));
+  const targetsFile = path.join(dir, 'targets.yaml');
+  const watchedConfig = watched.connectionConfig;
+  const passFile = path.join(dir, 'pgpass');
+  await writeFile(
+    passFile,
+    `127.0.0.1:${String(watchedConfig.port)}:*:${String(watchedConfig.user)}:${String(watchedConfig.password)}\n`,
+  );
+  await chmod(passFile, 0o600);
+  await writeFile(
+    targetsFile,
+    targetIds
+      .map(
+        (id) =>
+          `- name: ${id}\n  url: postgres://${String(watchedConfig.user)}@127.0.0.1:${String(watchedConfig.port)}/postgres\n`,
+      )
+      .join(''),
+  );
+  const runs: CliRun[] = [];
+  const fleet: ReplicaFleet = {
+    store,
+    storeUrl,
+    targetsFile,
+    passFile,
+    spawn: async (replicaName, extra = []) => {
+      const run = runCli(
+        [
+          '--targets',
+          targetsFile,
+          '--store',
+          storeUrl,
+          '--port',
+          String(await freePort()),
+          '--data-dir',
+          path.join(dir, replicaName),
+          ...extra,
+        ],
+        { PGPASSFILE: passFile },
+      );
+      runs.push(run);
+      return run;
+    },
+    replica: async (replicaName, extra) => {
+      const run = await fleet.spawn(replicaName, extra);
+      return { run, url: await waitForUrl(run) };
+    },
+    sampled: async (url) => {
+      const response = await fetch(new URL('/api/targets', url));
+      const targets = targetListSchema.parse(await response.json());
+      return targets
+        .filter((t) => t.unwatchedSince === undefined && t.status.state === 'live')
+        .map((t) => t.id)
+        .sort();
+    },
+    stop: async () => {
+      for (const run of runs) run.child.kill('SIGKILL');
+      await Promise.all([store.stop(), watched.stop()]);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return fleet;
+}
+
+/** Debian's redis-server on a free loopback port, keeping nothing on disk. */
+export async function startRedis(): Promise<{ url: string; stop: () => void }> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(
+    '/usr/bin/redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitUntil(() => output.includes('Ready to accept connections'), 10_000, `redis-server ready: ${output}`, 50);
+  return { url: `redis://127.0.0.1:${String(port)}`, stop: () => child.kill('SIGKILL') };
+}
