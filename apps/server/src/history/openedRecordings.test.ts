@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -111,6 +112,8 @@ describe('OpenedRecordings: a file opened into a database on disk', { timeout: 6
     // Its own RSS, node's included: none of it was this process's.
     expect(costs[0]?.peakRssBytes).toBeGreaterThan(20 * 1024 ** 2);
     if (process.platform === 'linux') expect(costs[0]?.priority).toBe(constants.priority.PRIORITY_LOW);
+    // Under SCHED_IDLE where util-linux's chrt exists (Debian has it), so it runs only on idle cores.
+    if (existsSync('/usr/bin/chrt')) expect(costs[0]?.scheduler).toBe('idle');
   });
 
   it('describes a recording as a target with no live stream', async () => {

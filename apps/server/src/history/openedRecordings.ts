@@ -1,4 +1,5 @@
-import { fork } from 'node:child_process';
+import { fork, spawn, type StdioOptions } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -95,6 +96,8 @@ export interface IngestCost {
   peakRssBytes: number;
   /** The CPU priority the ingest ran at (os.getPriority: 19 is the lowest). */
   priority: number;
+  /** Its scheduling policy: 'idle' (SCHED_IDLE, started through chrt), 'normal'; null off Linux. */
+  scheduler: string | null;
 }
 
 /**
@@ -281,6 +284,9 @@ function ingestProcess(): { entry: string; execArgv: string[] } {
   };
 }
 
+/** util-linux's chrt, which starts a command under SCHED_IDLE; null where there is none. */
+const IDLE_SCHEDULER = ['/usr/bin/chrt', '/bin/chrt'].find((file) => existsSync(file)) ?? null;
+
 /** The end of the ingest process's stderr, where V8 says it ran out of heap. */
 const STDERR_KEPT_CHARS = 4_096;
 
@@ -296,12 +302,19 @@ function runIngestWorker(request: IngestRequest): Promise<{ ingested: IngestedRe
       clearTimeout(timer);
       outcome();
     };
-    const child = fork(entry, [JSON.stringify(request)], {
-      execArgv,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    const options = {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'] satisfies StdioOptions,
       env: { ...process.env, UV_THREADPOOL_SIZE: INGEST_LIBUV_THREADS },
-      serialization: 'advanced',
-    });
+      serialization: 'advanced' as const,
+    };
+    const argument = JSON.stringify(request);
+    // SCHED_IDLE where chrt can set it (Linux): the child then runs only on a core nothing else
+    // wants, which nice 19 alone does not give (a nice-19 process still takes a share of a busy
+    // core and doubled the sampler's jitter). Its threads inherit it; nice 19 stays underneath.
+    const child =
+      IDLE_SCHEDULER === null
+        ? fork(entry, [argument], { ...options, execArgv })
+        : spawn(IDLE_SCHEDULER, ['--idle', '0', process.execPath, ...execArgv, entry, argument], options);
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (text: string) => (stderr = (stderr + text).slice(-STDERR_KEPT_CHARS)));
     const timer = setTimeout(() => {
@@ -311,8 +324,8 @@ function runIngestWorker(request: IngestRequest): Promise<{ ingested: IngestedRe
     child.once('message', (reply: IngestReply) => {
       settle(() => {
         if (reply.ok) {
-          const { ingested, peakRssBytes, priority } = reply;
-          resolve({ ingested, cost: { peakRssBytes, priority } });
+          const { ingested, peakRssBytes, priority, scheduler } = reply;
+          resolve({ ingested, cost: { peakRssBytes, priority, scheduler } });
         } else if (reply.refused) reject(new RecordingFileError(reply.message));
         else reject(new Error(`could not open the recording: ${reply.message}`));
       });

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { constants, getPriority, setPriority } from 'node:os';
 import { RecordingFileError, type RecordingLimits } from './recordingFile.ts';
 import { ingestRecording } from './recordingIngest.ts';
@@ -20,7 +20,13 @@ export interface IngestRequest {
 }
 
 export type IngestReply =
-  | { ok: true; ingested: Awaited<ReturnType<typeof ingestRecording>>; peakRssBytes: number; priority: number }
+  | {
+      ok: true;
+      ingested: Awaited<ReturnType<typeof ingestRecording>>;
+      peakRssBytes: number;
+      priority: number;
+      scheduler: string | null;
+    }
   | { ok: false; refused: boolean; message: string };
 
 /**
@@ -43,10 +49,32 @@ function lowerEveryThreadsPriority(): void {
   }
 }
 
+/** Linux's scheduling policies by number (sched.h), as /proc/<pid>/stat's field 41 gives them. */
+const POLICIES: Record<number, string> = { 0: 'normal', 1: 'fifo', 2: 'round-robin', 3: 'batch', 5: 'idle' };
+
+/** This process's scheduling policy ('idle' when started under SCHED_IDLE); null off Linux. */
+function schedulingPolicy(): string | null {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // Fields after the parenthesised command name, which may itself hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const policy = Number(fields[41 - 3]);
+    return POLICIES[policy] ?? String(policy);
+  } catch {
+    return null;
+  }
+}
+
 async function ingest(request: IngestRequest): Promise<IngestReply> {
   try {
     const ingested = await ingestRecording(request.file, request.folder, request.limits);
-    return { ok: true, ingested, peakRssBytes: process.resourceUsage().maxRSS * 1024, priority: getPriority() };
+    return {
+      ok: true,
+      ingested,
+      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      priority: getPriority(),
+      scheduler: schedulingPolicy(),
+    };
   } catch (error) {
     return error instanceof RecordingFileError
       ? { ok: false, refused: true, message: error.message }
