@@ -1,6 +1,11 @@
 import { io as connectSocket, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ClientToServerEvents, JoinTargetReply, ServerToClientEvents } from '@aioscope/spec';
+import {
+  targetSummarySchema,
+  type ClientToServerEvents,
+  type JoinTargetReply,
+  type ServerToClientEvents,
+} from '@aioscope/spec';
 import { sleep, waitUntil } from './support/polling.ts';
 import { freePort } from './support/testPostgres.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet } from './support/replicaFleet.ts';
@@ -58,7 +63,7 @@ describe('replicas relaying the live view through Redis', () => {
     let onB: string[] = [];
     await waitUntil(
       async () => {
-        [onA, onB] = [await fleet.sampled(a.url), await fleet.sampled(b.url)];
+        [onA, onB] = [await fleet.owned(a.url), await fleet.owned(b.url)];
         return onA.length === 1 && onB.length === 1 && onA[0] !== onB[0];
       },
       30_000,
@@ -67,6 +72,16 @@ describe('replicas relaying the live view through Redis', () => {
     );
     const [owner, other] = [a, b];
     const target = onA[0] ?? '';
+    // The other replica lists the target it does not sample, live, so the page can open it there.
+    await waitUntil(
+      async () => (await fleet.sampled(other.url)).join() === [...TARGET_IDS].sort().join(),
+      5_000,
+      'every target live on the other replica',
+      100,
+    );
+    const summary = await fetch(new URL(`/api/targets/${target}`, other.url));
+    expect(summary.status).toBe(200);
+    expect(targetSummarySchema.parse(await summary.json())).toMatchObject({ id: target, status: { state: 'live' } });
 
     const onOwner = watch(owner.url, target);
     const remote = watch(other.url, target);

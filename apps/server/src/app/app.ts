@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
-import { liveHubPlugin, type LiveHubOptions } from '../live/liveHub.ts';
+import { liveHubPlugin, summariesElsewhere, type LiveHubOptions } from '../live/liveHub.ts';
 import { registerAccessControl, type AccessPolicy, type AuthProxy } from '../http/access.ts';
 import { drainConnectionsPlugin } from '../plugins/drainConnections.ts';
 import type { HistoryCatalog } from '../history/historyReader.ts';
@@ -100,7 +100,9 @@ export const aioscopeApp = fp<AppOptions>(
       ...(options.fleet === undefined ? {} : { unwatched: options.fleet.unwatched }),
       ...(options.history === undefined ? {} : { history: options.history }),
     };
-    registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched);
+    // --adapter: targets other replicas sample are listed too, their live view relayed (live/liveHub.ts).
+    const elsewhere = options.live?.adapter === undefined ? undefined : () => summariesElsewhere(app.io);
+    registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched, elsewhere);
     registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
     registerOverviewRoute(app, {
       monitors: options.monitors,

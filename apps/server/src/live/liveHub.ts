@@ -6,6 +6,7 @@ import {
   type JoinTargetReply,
   type LiveSnapshot,
   type ServerToClientEvents,
+  type TargetSummary,
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
 import { identifyRequest, type AccessPolicy } from '../http/access.ts';
@@ -32,6 +33,8 @@ export const REMOTE_SNAPSHOT_TIMEOUT_MS = 2_000;
 /** Between replicas (--adapter): each answers with its snapshot of a target it owns, or null. */
 interface InterServerEvents {
   snapshotOf: (targetId: string, answer: (snapshot: LiveSnapshot | null) => void) => void;
+  /** The summaries of the targets a replica samples. */
+  summariesOf: (answer: (summaries: TargetSummary[]) => void) => void;
 }
 
 export function roomOf(targetId: string): string {
@@ -203,6 +206,7 @@ function createLiveHub(
       const monitor = typeof targetId === 'string' ? monitors.get(targetId) : undefined;
       answer(monitor === undefined ? null : snapshotOf(monitor));
     });
+    io.on('summariesOf', (answer) => answer([...monitors.values()].map((monitor) => monitor.summary())));
   }
   return { server: io, subscriptions };
 }
@@ -214,28 +218,48 @@ function createLiveHub(
 async function joinRemoteTarget(io: LiveServer, socket: LiveSocket, targetId: string): Promise<JoinTargetReply> {
   const room = roomOf(targetId);
   await socket.join(room);
-  const answers = await new Promise<(LiveSnapshot | null)[] | Error>((resolve) => {
-    // The adapter's own limit for answers is 5 s: a viewer is told sooner.
-    const timer = setTimeout(() => resolve(new Error('timeout')), REMOTE_SNAPSHOT_TIMEOUT_MS);
-    io.serverSideEmit('snapshotOf', targetId, (error, replies) => {
-      clearTimeout(timer);
-      // A replica that died before its heartbeat stopped does not answer: take what the others said.
-      resolve(replies.some((s) => s !== null) || error === null ? replies : error);
-    });
-  });
-  const snapshot = answers instanceof Error ? undefined : answers.find((s) => s !== null);
+  const { answers, complete } = await askOtherReplicas<LiveSnapshot | null>((answer) =>
+    io.serverSideEmit('snapshotOf', targetId, answer),
+  );
+  const snapshot = answers.find((s) => s !== null);
   if (snapshot === undefined || snapshot === null) {
     await socket.leave(room);
     return {
       ok: false,
-      error:
-        answers instanceof Error
-          ? `"${targetId}" is sampled by no replica that answered within ${REMOTE_SNAPSHOT_TIMEOUT_MS / 1000} s`
-          : `"${targetId}" is sampled by no replica right now (or is not a target)`,
+      error: complete
+        ? `"${targetId}" is sampled by no replica right now (or is not a target)`
+        : `"${targetId}" is sampled by no replica that answered within ${REMOTE_SNAPSHOT_TIMEOUT_MS / 1000} s`,
     };
   }
   socket.emit('snapshot', snapshot);
   return { ok: true };
+}
+
+/**
+ * What the other replicas answered to a request, within REMOTE_SNAPSHOT_TIMEOUT_MS (the adapter's
+ * own limit is 5 s); `complete` when every replica it knows answered. A replica that died before
+ * its heartbeat stopped does not answer: the others' answers still count.
+ */
+function askOtherReplicas<T>(
+  send: (answer: (error: Error | null, replies: T[]) => void) => void,
+): Promise<{ answers: T[]; complete: boolean }> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (answers: T[], complete: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ answers, complete });
+    };
+    const timer = setTimeout(() => finish([], false), REMOTE_SNAPSHOT_TIMEOUT_MS);
+    send((error, replies) => finish(replies, error === null));
+  });
+}
+
+/** --adapter: the summaries of the targets the other replicas sample. */
+export async function summariesElsewhere(io: LiveServer): Promise<TargetSummary[]> {
+  const { answers } = await askOtherReplicas<TargetSummary[]>((answer) => io.serverSideEmit('summariesOf', answer));
+  return answers.flat();
 }
 
 function snapshotOf(monitor: TargetMonitor): LiveSnapshot {

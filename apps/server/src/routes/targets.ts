@@ -60,20 +60,31 @@ function lookup<T extends { id: string }>(
 }
 
 /**
- * Live targets first, then those a targets file reload removed (`unwatchedSince` set: their past
- * stays readable), then recording files opened in this process (kind 'recording').
+ * Live targets first (with `elsewhere`, --adapter: also those other replicas sample, whose live
+ * view this one relays), then those a targets file reload removed (`unwatchedSince` set: their
+ * past stays readable), then recording files opened in this process (kind 'recording').
  */
 export function registerTargetRoutes(
   app: FastifyInstance,
   monitors: ReadonlyMap<string, TargetMonitor>,
   recordings?: OpenedRecordings,
   unwatched?: () => readonly TargetSummary[],
+  elsewhere?: () => Promise<TargetSummary[]>,
 ): void {
-  app.get('/api/targets', () => [
-    ...[...monitors.values()].map((monitor) => monitor.summary()),
-    ...(unwatched?.().filter((t) => !monitors.has(t.id)) ?? []),
-    ...(recordings?.summaries() ?? []),
-  ]);
+  const sampledElsewhere = async (): Promise<TargetSummary[]> => {
+    const found = new Map((await (elsewhere?.() ?? [])).map((t) => [t.id, t]));
+    for (const id of monitors.keys()) found.delete(id);
+    return [...found.values()];
+  };
+  app.get('/api/targets', async () => {
+    const remote = await sampledElsewhere();
+    return [
+      ...[...monitors.values()].map((monitor) => monitor.summary()),
+      ...remote,
+      ...(unwatched?.().filter((t) => !monitors.has(t.id) && !remote.some((r) => r.id === t.id)) ?? []),
+      ...(recordings?.summaries() ?? []),
+    ];
+  });
 
   app.get('/api/targets/:id', async (request, reply) => {
     const parsed = targetParamsSchema.safeParse(request.params);
@@ -82,6 +93,8 @@ export function registerTargetRoutes(
     const id = parsed.success ? parsed.data.id : null;
     const gone = id !== null && !monitors.has(id) ? unwatched?.().find((t) => t.id === id) : undefined;
     if (gone !== undefined) return gone;
+    const remote = id !== null && !monitors.has(id) ? (await sampledElsewhere()).find((t) => t.id === id) : undefined;
+    if (remote !== undefined) return remote;
     const found = lookup(targetParamsSchema, request.params, monitors);
     return found.ok ? found.monitor.summary() : reply.code(found.status).send({ error: found.error });
   });

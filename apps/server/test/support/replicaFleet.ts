@@ -23,8 +23,10 @@ export interface ReplicaFleet {
   spawn(name: string, extra?: string[]): Promise<CliRun>;
   /** spawn, then waits for it to listen. */
   replica(name: string, extra?: string[]): Promise<{ run: CliRun; url: string }>;
-  /** The targets a replica samples (live there), sorted. */
+  /** The targets a replica lists as live, sorted (with --adapter also those sampled elsewhere). */
   sampled(url: string): Promise<string[]>;
+  /** The targets a replica owns, by its /metrics (aioscope_target_owned 1), sorted. */
+  owned(url: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -90,6 +92,12 @@ export async function startReplicaFleet(name: string, targetIds: readonly string
       return targets
         .filter((t) => t.unwatchedSince === undefined && t.status.state === 'live')
         .map((t) => t.id)
+        .sort();
+    },
+    owned: async (url) => {
+      const text = await (await fetch(new URL('/metrics', url))).text();
+      return [...text.matchAll(/^aioscope_target_owned\{[^}]*target="([^"]+)"[^}]*\} 1$/gm)]
+        .map((match) => match[1] ?? '')
         .sort();
     },
     stop: async () => {
