@@ -1,14 +1,10 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { targetListSchema } from '@aioscope/spec';
 import { PG_SCHEMA } from '../src/history/pgStore/pgStoreSchema.ts';
-import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
-import { runCli, waitForUrl, type CliRun } from './support/cliProcess.ts';
+import { runCli } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
-import { connect, freePort, startTestPostgres } from './support/testPostgres.ts';
+import { startReplicaFleet, type ReplicaFleet } from './support/replicaFleet.ts';
+import { connect, freePort } from './support/testPostgres.ts';
 
 /**
  * aioscope replicas as real processes sharing one PostgreSQL 18 store and one targets file: each
@@ -23,74 +19,19 @@ function metric(text: string, name: string, target: string): number {
 }
 
 describe('replicas sharing a store', () => {
-  let store: EmbeddedPostgresServer;
-  let watched: EmbeddedPostgresServer;
-  let admin: pg.Client;
-  let dir: string;
-  let storeUrl: string;
-  let targetsFile: string;
-  let passFile: string;
-  const runs: CliRun[] = [];
-
-  const urlOf = (server: EmbeddedPostgresServer, database: string): string => {
-    const { user, password, port } = server.connectionConfig;
-    return `postgres://${encodeURIComponent(String(user))}:${encodeURIComponent(String(password))}@127.0.0.1:${String(port)}/${database}`;
-  };
+  let fleet: ReplicaFleet;
 
   beforeAll(async () => {
-    [store, watched] = await Promise.all([startTestPostgres('replicas-store'), startTestPostgres('replicas-watched')]);
-    admin = await connect(store);
-    await admin.query('CREATE DATABASE team');
-    storeUrl = urlOf(store, 'team');
-    dir = await mkdtemp(path.join(tmpdir(), 'aioscope-replicas-'));
-    targetsFile = path.join(dir, 'targets.yaml');
     // Three targets on one real server (targets may share a server; each is sampled on its own).
-    // A targets file holds no passwords: they come from a password file, as psql reads them.
-    const { user, password, port } = watched.connectionConfig;
-    passFile = path.join(dir, 'pgpass');
-    await writeFile(passFile, `127.0.0.1:${String(port)}:*:${String(user)}:${String(password)}\n`);
-    await chmod(passFile, 0o600);
-    await writeFile(
-      targetsFile,
-      TARGET_IDS.map(
-        (name) => `- name: ${name}\n  url: postgres://${String(user)}@127.0.0.1:${String(port)}/postgres\n`,
-      ).join(''),
-    );
+    fleet = await startReplicaFleet('replicas', TARGET_IDS);
   });
 
   afterAll(async () => {
-    for (const run of runs) run.child.kill('SIGKILL');
-    await admin?.end();
-    await Promise.all([store?.stop(), watched?.stop()]);
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    await fleet?.stop();
   });
 
-  async function replica(name: string): Promise<{ run: CliRun; url: string }> {
-    const run = runCli(
-      [
-        '--targets',
-        targetsFile,
-        '--store',
-        storeUrl,
-        '--port',
-        String(await freePort()),
-        '--data-dir',
-        path.join(dir, name),
-      ],
-      { PGPASSFILE: passFile },
-    );
-    runs.push(run);
-    return { run, url: await waitForUrl(run) };
-  }
-
-  async function sampled(url: string): Promise<string[]> {
-    const response = await fetch(new URL('/api/targets', url));
-    const targets = targetListSchema.parse(await response.json());
-    return targets
-      .filter((t) => t.unwatchedSince === undefined && t.status.state === 'live')
-      .map((t) => t.id)
-      .sort();
-  }
+  const replica = (name: string): ReturnType<ReplicaFleet['replica']> => fleet.replica(name);
+  const sampled = (url: string): Promise<string[]> => fleet.sampled(url);
 
   it('samples each target in exactly one replica, takes over within 5 s of a kill -9, and never two writers for one target', async () => {
     const a = await replica('a');
@@ -136,7 +77,7 @@ describe('replicas sharing a store', () => {
     const takeoverMs = Date.now() - killedAt;
     expect(takeoverMs).toBeLessThan(5_000 + 2_000); // a target's monitor needs up to ~2 s to go live
     // History keeps frames of every target, and no second of one target was written by two replicas.
-    const team = await connect(store, { database: 'team' });
+    const team = await connect(fleet.store, { database: 'team' });
     await waitUntil(
       async () => {
         const { rows } = await team.query<{ targets: string }>(
@@ -181,10 +122,12 @@ describe('replicas sharing a store', () => {
 
   it('refuses to start when the store cannot be reached, naming it without its password', async () => {
     const port = await freePort();
-    const run = runCli(['--targets', targetsFile, '--store', `postgres://aioscope:secret@127.0.0.1:${port}/team`], {
-      PGPASSFILE: passFile,
-    });
-    runs.push(run);
+    const run = runCli(
+      ['--targets', fleet.targetsFile, '--store', `postgres://aioscope:secret@127.0.0.1:${port}/team`],
+      {
+        PGPASSFILE: fleet.passFile,
+      },
+    );
     expect(await run.exited).toBe(2);
     expect(run.stderr()).toMatch(
       /history store at postgres:\/\/aioscope@127\.0\.0\.1:\d+\/team cannot be used: .*ECONNREFUSED/,
