@@ -89,6 +89,11 @@ describe('replicas relaying the live view through Redis', () => {
     expect(await join(onOwner.socket, target)).toEqual({ ok: true });
     expect(await join(remote.socket, target)).toEqual({ ok: true });
     expect(remote.snapshots).toHaveLength(1);
+    // A target no replica samples says so (the owner answered: it is not one of its targets).
+    expect(await join(remote.socket, 'nowhere')).toEqual({
+      ok: false,
+      error: '"nowhere" is sampled by no replica right now (or is not a target)',
+    });
     expect(remote.snapshots[0]?.length).toBeGreaterThan(0);
 
     await sleep(500);
