@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT } from '../../src/config/config.ts';
+import { waitUntil } from './polling.ts';
+import { freePort } from './testPostgres.ts';
+
+export const NGINX = '/usr/sbin/nginx';
+const TEAM_CONFIG = path.join(REPO_ROOT, 'deploy/team/nginx.conf');
+
+export interface RunningNginx {
+  /** http://127.0.0.1:PORT/ */
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Debian's nginx with deploy/team/nginx.conf as committed, only its listen port and upstream
+ * servers replaced: the load balancer a team runs, in front of the given replica ports.
+ */
+export async function startTeamNginx(replicaPorts: readonly number[]): Promise<RunningNginx> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'aioscope-nginx-'));
+  const port = await freePort();
+  const team = (await readFile(TEAM_CONFIG, 'utf8'))
+    .replace(/^\s*server 127\.0\.0\.1:\d+ .*\n/gm, '')
+    .replace(
+      'upstream aioscope_replicas {',
+      `upstream aioscope_replicas {\n${replicaPorts.map((p) => `  server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;`).join('\n')}`,
+    )
+    .replace('listen 8080;', `listen 127.0.0.1:${port};`);
+  await writeFile(path.join(dir, 'team.conf'), team);
+  await writeFile(
+    path.join(dir, 'nginx.conf'),
+    [
+      'worker_processes 1;',
+      'daemon off;',
+      `pid ${path.join(dir, 'nginx.pid')};`,
+      `error_log ${path.join(dir, 'error.log')};`,
+      'events {}',
+      'http {',
+      '  access_log off;',
+      ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path.join(dir, t)};`),
+      `  include ${path.join(dir, 'team.conf')};`,
+      '}',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'ignore' });
+  const url = `http://127.0.0.1:${port}/`;
+  await waitUntil(
+    async () => (await fetch(new URL('/api/health', url)).catch(() => null))?.ok === true,
+    15_000,
+    'nginx answering /api/health from a replica',
+    100,
+  );
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
