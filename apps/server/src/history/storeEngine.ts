@@ -1,5 +1,5 @@
 import type { RollupAccumulator } from '@aioscope/core';
-import type { HistoryEvent, RecordingState } from '@aioscope/spec';
+import type { HistoryEvent, HistoryExtent, RecordingState } from '@aioscope/spec';
 import type { HistoryReader } from './historyReader.ts';
 import type { MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
@@ -43,6 +43,21 @@ export interface StoreState {
   readonly limits: RecordingLimits;
   recordingStatus(): RecordingStatus;
   bytesOnDisk(): Promise<number>;
+}
+
+/** A target's extent as every store reports it: what it keeps, and the store's state around it. */
+export async function storeExtent(
+  targetId: string,
+  state: StoreState,
+  kept: Pick<HistoryExtent, 'raw' | 'rollups'>,
+): Promise<HistoryExtent> {
+  return {
+    targetId,
+    recording: state.recordingStatus(),
+    ...kept,
+    retention: { ...state.limits },
+    bytesOnDisk: await state.bytesOnDisk(),
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import type {
   RollupPoint,
 } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
-import { RAW_KIND, type StoreState, type TargetDescription } from './storeEngine.ts';
+import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from './storeEngine.ts';
 import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName, rollupPointsOf } from './storeSchema.ts';
 
 /**
@@ -59,13 +59,7 @@ export class StoreHistoryReader implements HistoryReader {
       },
       { raw: null, rollups: null },
     );
-    return {
-      targetId: this.targetId,
-      recording: this.store.recordingStatus(),
-      ...kept,
-      retention: { ...this.store.limits },
-      bytesOnDisk: await this.store.bytesOnDisk(),
-    };
+    return storeExtent(this.targetId, this.store, kept);
   }
 
   async frames(range: HistoryRange): Promise<HistoryFrames> {

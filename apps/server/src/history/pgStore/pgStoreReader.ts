@@ -10,7 +10,7 @@ import type {
   RollupPoint,
 } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryReader } from '../historyReader.ts';
-import { RAW_KIND, type StoreState, type TargetDescription } from '../storeEngine.ts';
+import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from '../storeEngine.ts';
 import { RAW_CHUNK_MS, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rollupPointsOf } from '../storeSchema.ts';
 import { PG_SCHEMA } from './pgStoreSchema.ts';
 
@@ -62,13 +62,7 @@ export class PgHistoryReader implements HistoryReader {
       },
       { raw: null, rollups: null },
     );
-    return {
-      targetId: this.targetId,
-      recording: this.state.recordingStatus(),
-      ...kept,
-      retention: { ...this.state.limits },
-      bytesOnDisk: await this.state.bytesOnDisk(),
-    };
+    return storeExtent(this.targetId, this.state, kept);
   }
 
   async frames(range: HistoryRange): Promise<HistoryFrames> {
