@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { describeViolations, installAxe, seriousViolations } from './support/axe.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { DashboardPage, type FocusedElement } from './pages/DashboardPage.ts';
@@ -27,10 +27,7 @@ describe('usable by keyboard, screen reader and narrow screen (embedded PostgreS
   afterAll(async () => {
     for (const context of contexts) await context.close();
     await chromium?.close();
-    if (app?.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    await stopCli(app);
   });
 
   /** A page showing live data: reads in flight seen and a client backend in the processes table. */

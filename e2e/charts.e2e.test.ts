@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { freePort } from '../apps/server/test/support/testPostgres.ts';
-import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import {
   axisPixelsNear,
@@ -35,10 +35,7 @@ describe('captures and a theme switch show every chart drawn, below the fold too
 
   afterAll(async () => {
     await chromium?.close();
-    if (app?.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    await stopCli(app);
   });
 
   /** The dashboard once the demo's reads have reached the charts below the fold. */

@@ -5,7 +5,7 @@ import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import type { EmbeddedPostgresServer } from '../apps/server/src/postgres/embeddedPostgres.ts';
 import { startDebianPostgres, type DebianPostgres } from '../apps/server/test/support/debianPostgres.ts';
 import { connect, freePort, startTestPostgres } from '../apps/server/test/support/testPostgres.ts';
-import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
@@ -62,10 +62,7 @@ describe('many servers: overview → a server → switch → back', () => {
 
   afterAll(async () => {
     await chromium?.close();
-    if (app?.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    await stopCli(app);
     await Promise.all([primary?.stop(), reports?.stop(), pg15?.stop()]);
   });
 

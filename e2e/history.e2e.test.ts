@@ -14,7 +14,7 @@ import { keptRange } from '../apps/web/src/history/overviewRange.ts';
 import { formatDuration } from '@aioscope/core';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { freePort } from '../apps/server/test/support/testPostgres.ts';
-import { runCli, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { DashboardPage, parseFigure } from './pages/DashboardPage.ts';
 
@@ -34,13 +34,6 @@ async function urlOf(run: CliRun, timeoutMs = 150_000): Promise<string> {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`aioscope did not start:\n${run.stdout()}\n${run.stderr()}`);
-}
-
-async function stop(run: CliRun | undefined): Promise<void> {
-  if (run?.child.exitCode === null) {
-    run.child.kill('SIGTERM');
-    await run.exited;
-  }
 }
 
 async function framesOf(baseUrl: string, from: number, to: number): Promise<HistoryFrames> {
@@ -82,7 +75,7 @@ describe('history: pause, zoom, events, replay, share', () => {
 
   afterAll(async () => {
     await chromium?.close();
-    await Promise.all([stop(app), stop(opened)]);
+    await Promise.all([stopCli(app), stopCli(opened)]);
     await rm(exportFile, { force: true });
   });
 

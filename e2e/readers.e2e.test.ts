@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_TABLE } from '@aioscope/core';
 import { historyReadersSchema, type HistoryReaders } from '@aioscope/spec';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { DashboardPage } from './pages/DashboardPage.ts';
 
@@ -29,10 +29,7 @@ describe('who was reading: the statements of a recorded range with a scan', () =
 
   afterAll(async () => {
     await chromium?.close();
-    if (app?.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    await stopCli(app);
   });
 
   async function readersOf(from: number, to: number): Promise<HistoryReaders> {

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { freePort } from '../apps/server/test/support/testPostgres.ts';
-import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { DashboardPage } from './pages/DashboardPage.ts';
 
@@ -31,10 +31,7 @@ describe('a page open while aioscope restarts', () => {
 
   afterAll(async () => {
     await chromium?.close();
-    if (app?.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    await stopCli(app);
   });
 
   it('comes back live by itself once the new process is up', async () => {

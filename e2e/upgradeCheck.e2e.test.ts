@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import {
   POSTGRES_17_BIN,
   startPostgresFromBinaries,
@@ -32,10 +32,7 @@ describe('the pre-upgrade check in the dashboard of a PostgreSQL 17', () => {
 
   afterAll(async () => {
     await chromium?.close();
-    if (app?.child.exitCode === null) {
-      app.child.kill('SIGTERM');
-      await app.exited;
-    }
+    await stopCli(app);
     await pg17?.stop();
   });
 

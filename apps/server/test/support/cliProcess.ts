@@ -29,6 +29,13 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: st
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
+/** Stops a run that is still going (SIGTERM, its graceful shutdown) and waits for it to end. */
+export async function stopCli(run: CliRun | undefined): Promise<void> {
+  if (run === undefined || run.child.exitCode !== null) return;
+  run.child.kill('SIGTERM');
+  await run.exited;
+}
+
 /** The environment without PG* variables, so a developer's own settings never pick the target. */
 function cleanEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PG')));
