@@ -11,3 +11,4 @@ export * from './fleet.ts';
 export * from './race.ts';
 export * from './access.ts';
 export * from './readers.ts';
+export * from './compare.ts';
