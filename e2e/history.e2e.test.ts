@@ -10,7 +10,7 @@ import {
   type LiveFrame,
   type ScanView,
 } from '@aioscope/spec';
-import { keptRange } from '../apps/web/src/history/overviewRange.ts';
+import { keptRange } from '../apps/web/src/timeline/overviewRange.ts';
 import { formatDuration } from '@aioscope/core';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { freePort } from '../apps/server/test/support/testPostgres.ts';

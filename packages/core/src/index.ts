@@ -31,3 +31,6 @@ export * from './chartSeries.ts';
 export * from './rateBudget.ts';
 export * from './fleetAttention.ts';
 export * from './readers.ts';
+export * from './compare.ts';
+export * from './compareScans.ts';
+export * from './compareSentence.ts';

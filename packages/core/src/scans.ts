@@ -40,8 +40,8 @@ interface ScanState {
   lastSeenAt: number;
   /** Reads of this scan in the previous sample, by I/O identity. */
   reads: Map<string, ReadSeen>;
-  /** (server time, blocks done) pairs over the rate window. */
-  history: { t: number; done: number }[];
+  /** (server time, blocks done) pairs over the rate window: the trail its speed is read from. */
+  progressTrail: { t: number; done: number }[];
   inflight: [number, number][];
   completed: boolean;
   /** Server time of the first sample that showed the scan, and its statement's query_start. */
@@ -131,7 +131,7 @@ export class ScanTracker {
           startedAt: input.t,
           lastSeenAt: input.t,
           reads: new Map(),
-          history: [],
+          progressTrail: [],
           inflight: [],
           completed: false,
           firstSeenT: input.t,
@@ -182,9 +182,9 @@ export class ScanTracker {
       }
       scan.reads = now;
       scan.inflight = mergeRanges([...now.values()].map((read) => [read.first, read.last]));
-      scan.history.push({ t: input.t, done: scan.done });
-      while (scan.history.length > 2 && (scan.history[0]?.t ?? input.t) < input.t - SCAN_RATE_WINDOW_MS) {
-        scan.history.shift();
+      scan.progressTrail.push({ t: input.t, done: scan.done });
+      while (scan.progressTrail.length > 2 && (scan.progressTrail[0]?.t ?? input.t) < input.t - SCAN_RATE_WINDOW_MS) {
+        scan.progressTrail.shift();
       }
     }
 
@@ -210,8 +210,8 @@ export class ScanTracker {
   private view(scan: ScanState, input: ScanUpdate): ScanView {
     const resolved = input.resolve(scan.file);
     const total = this.totalBlocks(scan, input);
-    const oldest = scan.history[0];
-    const newest = scan.history[scan.history.length - 1];
+    const oldest = scan.progressTrail[0];
+    const newest = scan.progressTrail[scan.progressTrail.length - 1];
     const span = oldest !== undefined && newest !== undefined ? newest.t - oldest.t : 0;
     const ended = input.t - scan.lastSeenAt > SCAN_IDLE_MS;
     const highestNow = scan.inflight.reduce(
@@ -264,8 +264,8 @@ const SETTLE_AFTER_MS = 100;
  */
 function settleStart(scan: ScanState): void {
   if (scan.startSettled) return;
-  const first = scan.history[0];
-  const last = scan.history[scan.history.length - 1];
+  const first = scan.progressTrail[0];
+  const last = scan.progressTrail[scan.progressTrail.length - 1];
   if (first === undefined || last === undefined || last.t - first.t < SETTLE_AFTER_MS) return;
   scan.startSettled = true;
   if (scan.queryStart === null) return;
@@ -276,7 +276,7 @@ function settleStart(scan: ScanState): void {
   scan.startBlock = 0;
   scan.done += offset;
   scan.furthestDistance += offset;
-  for (const point of scan.history) point.done += offset;
+  for (const point of scan.progressTrail) point.done += offset;
 }
 
 /** Blocks from the scan's start to `block` in scan order, wrapping when the relation size is known. */

@@ -59,7 +59,7 @@ export const HistogramPlot = memo(function HistogramPlot(props: HistogramChartPr
   const plot = usePlot(plotElement, box, height, {
     buildKey: JSON.stringify([theme, xLabel, yLabel]),
     dataDeps: [bins, references, formatX, xUnit],
-    frame: () => {
+    content: () => {
       const yTicks = countTicks(bins.reduce((max, bin) => Math.max(max, bin.count), 0));
       view.current = { bins, yTicks, formatX, marks: references, xUnit };
       return {

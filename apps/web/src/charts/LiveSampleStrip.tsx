@@ -2,10 +2,10 @@ import { memo, useEffect, useEffectEvent, useRef, type ReactNode } from 'react';
 import uPlot from 'uplot';
 import type { LiveFrame } from '@aioscope/spec';
 import type { LiveStore } from '../live/liveStore.ts';
-import { sampleFrameClock } from '../live/sampleFrameClock.ts';
+import { samplePaintClock } from '../live/samplePaintClock.ts';
 import { useTheme } from '../theme.ts';
 import { fillStripColumns, type StripColumns } from './plotData.ts';
-import { axesLayer, seriesLayer, type LayerOptions, type PlotFrame } from './layeredPlot.ts';
+import { axesLayer, seriesLayer, type LayerOptions, type PlotContent } from './layeredPlot.ts';
 import { plotPalette, yAxis, Y_AXIS_PX, type PlotPalette } from './plotTheme.ts';
 import { niceTicks } from './ticks.ts';
 import { useChartBox } from './useChartBox.ts';
@@ -40,8 +40,8 @@ interface View {
 
 /**
  * Every sample of the last few seconds, unaveraged, redrawn when a frame arrives (at the next
- * animation frame and at most 25 Hz, so frames arriving together cost one draw; in the same frame
- * as the "now" figures: sampleFrameClock.ts). It reads the store
+ * animation tick and at most 25 Hz, so frames arriving together cost one draw; in the same frame
+ * as the "now" figures: samplePaintClock.ts). It reads the store
  * directly and hands uPlot new columns with setData instead of re-rendering React: this is the one
  * view on the page that keeps up with the sample rate, the 60 s charts follow their buckets. Only
  * the series layer redraws per sample; the axes when the y scale steps. No cursor: what is under
@@ -56,7 +56,7 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
   const view = useRef<View>({ fromT: 0, toT: windowMs, yMax: 1 });
   const box = useChartBox(wrapper);
 
-  const frame = (): PlotFrame => {
+  const content = (): PlotContent => {
     const frames = store.frames;
     const newest = frames[frames.length - 1];
     // The right edge is the server's "now" (estimated), so frames that stop leave a visible gap.
@@ -78,7 +78,7 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
     buildKey: JSON.stringify([theme, yLabel, color]),
     // Redrawn from the store subscription below, not by React renders.
     dataDeps: [],
-    frame,
+    content,
     // The callbacks handed to uPlot get the ref, not this render's scope (see TimeSeriesChart).
     options: (width, height) =>
       stripLayers(
@@ -89,12 +89,12 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
   });
 
   const redraw = useEffectEvent((): void => {
-    plot.current?.draw(frame());
+    plot.current?.draw(content());
   });
 
   useEffect(() => {
     if (!box.visible || box.width === 0) return undefined;
-    const clock = sampleFrameClock(store);
+    const clock = samplePaintClock(store);
     let drawnAt = 0;
     const unsubscribe = clock.subscribe(() => {
       drawnAt = Date.now();
@@ -102,7 +102,7 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
     });
     clock.request();
     // Without frames (server down) the strip still moves on once a second and shows the gap; while
-    // frames come, this asks for nothing (an extra frame a second would cost the page a paint).
+    // frames come, this asks for nothing (an extra tick a second would cost the page a paint).
     const idle = window.setInterval(() => {
       if (Date.now() - drawnAt >= IDLE_REDRAW_MS) clock.request();
     }, IDLE_REDRAW_MS / 4);

@@ -30,7 +30,7 @@ export const MedianPlot = memo(function MedianPlot({ rows, formatValue, ariaLabe
   usePlot(plotElement, box, height, {
     buildKey: JSON.stringify([theme, narrow]),
     dataDeps: [rows, formatValue],
-    frame: () => {
+    content: () => {
       const scale = Math.max(...rows.map((row) => row.max), 1);
       view.current = { rows, scale, formatValue };
       return { data: medianData(rows), axesKey: JSON.stringify([rows.map((row) => row.label), scale]) };

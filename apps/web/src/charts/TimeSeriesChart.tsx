@@ -101,7 +101,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
   usePlot(plotElement, box, height, {
     buildKey: JSON.stringify([theme, kind, dots, yLabel, onSelectRange !== undefined, series, hoverOnly]),
     dataDeps: [rows, domain[0], domain[1], xAxis],
-    frame: () => {
+    content: () => {
       const bucketMs = rows.length > 1 ? (rows[1]?.t ?? 0) - (rows[0]?.t ?? 0) : 1000;
       const keys = series.map((s) => s.key);
       const shaped = fillBucketColumns(columns.current, rows, keys, bucketMs, stacked);
@@ -119,7 +119,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart(props: TimeSeriesCh
         ]),
       };
     },
-    // usePlot calls frame() before options(): the view is set before uPlot first reads it. The
+    // usePlot calls content() before options(): the view is set before uPlot first reads it. The
     // callbacks handed to uPlot get the ref, not this render's scope: a closure over the scope would
     // keep the panel's first data (a minute of frames) alive as long as the plot.
     options: (width, plotHeight) =>

@@ -10,9 +10,9 @@ export interface LayerOptions {
 
 /**
  * The shown canvas is desynchronized: Chromium hands its drawings to the compositor on their own,
- * not through the page's animation frames. A synchronized canvas rides in the commit of every
- * frame the "now" figures ask for, 20 times a second, changed or not: measured in a trace of the
- * live page (software-rendered Chromium, 20 Hz), the commit fell from 2.2 to 0.7 ms a frame and
+ * not through the page's animation ticks. A synchronized canvas rides in the commit of every
+ * paint the "now" figures ask for, 20 times a second, changed or not: measured in a trace of the
+ * live page (software-rendered Chromium, 20 Hz), the commit fell from 2.2 to 0.7 ms a paint and
  * the main thread from 18.6–18.9 % busy to 14.1–15.3 %. Browsers without the hint ignore it.
  */
 const SHOWN_CANVAS: CanvasRenderingContext2DSettings = { desynchronized: true };
@@ -46,7 +46,7 @@ export function seriesLayer(options: uPlot.Options): uPlot.Options {
 }
 
 /** What to draw at one update. */
-export interface PlotFrame {
+export interface PlotContent {
   data: uPlot.AlignedData;
   /** Everything the axes layer shows (scale limits, tick labels, marks): it redraws when this changes. */
   axesKey: string;
@@ -60,7 +60,7 @@ export interface PlotFrame {
  * and starts each drawing with a copy of the axes layer's canvas, so only the series canvas is
  * shown (charts.css hides the axes layer). One canvas per chart on the page, not two: Chromium
  * hands every canvas on the page (changed or not, on screen or not) and the element over it to
- * the compositor at every animation frame, which the per-sample strip asks for 20 times a second;
+ * the compositor at every animation tick, which the per-sample strip asks for 20 times a second;
  * two canvases per chart cost the page's main thread more than drawing the charts did.
  */
 export class LayeredPlot {
@@ -68,7 +68,7 @@ export class LayeredPlot {
   private readonly series: uPlot;
   private axesKey: string;
 
-  constructor(element: HTMLElement, options: LayerOptions, frame: PlotFrame) {
+  constructor(element: HTMLElement, options: LayerOptions, content: PlotContent) {
     this.axes = new uPlot(options.axes, [[]], element);
     // Both layers commit their drawing in a microtask, the axes layer first (built, resized and
     // redrawn first): the copy below always takes its current drawing.
@@ -80,11 +80,11 @@ export class LayeredPlot {
       () =>
         new uPlot(
           { ...options.series, hooks: { ...hooks, drawClear: [copyAxes, ...(hooks.drawClear ?? [])] } },
-          frame.data,
+          content.data,
           element,
         ),
     );
-    this.axesKey = frame.axesKey;
+    this.axesKey = content.axesKey;
   }
 
   get width(): number {
@@ -100,14 +100,14 @@ export class LayeredPlot {
     this.series.setSize(size);
   }
 
-  draw(frame: PlotFrame): void {
-    if (frame.axesKey !== this.axesKey) {
-      this.axesKey = frame.axesKey;
+  draw(content: PlotContent): void {
+    if (content.axesKey !== this.axesKey) {
+      this.axesKey = content.axesKey;
       // The axes layer has no data: its scales come from their range functions, re-run here.
       for (const key of Object.keys(this.axes.scales)) this.axes.setScale(key, { min: 0, max: 1 });
       this.axes.redraw(false, true);
     }
-    this.series.setData(frame.data);
+    this.series.setData(content.data);
   }
 
   /**

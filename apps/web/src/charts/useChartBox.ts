@@ -7,7 +7,7 @@ export interface ChartBox {
   visible: boolean;
 }
 
-/** Near enough to the viewport to draw: scrolling brings it into view within a frame or two. */
+/** Near enough to the viewport to draw: scrolling brings it into view within a paint or two. */
 const VISIBLE_MARGIN = '200px';
 
 /**

@@ -1,7 +1,7 @@
 import { useEffect, useEffectEvent, useRef, type RefObject } from 'react';
 import 'uplot/dist/uPlot.min.css';
 import './charts.css';
-import { LayeredPlot, type LayerOptions, type PlotFrame } from './layeredPlot.ts';
+import { LayeredPlot, type LayerOptions, type PlotContent } from './layeredPlot.ts';
 import { drawDue, type LastDrawing } from './drawSchedule.ts';
 import type { ChartBox } from './useChartBox.ts';
 import { usePrintRequests } from './usePrintRequests.ts';
@@ -11,7 +11,7 @@ export interface PlotSpec {
   buildKey: string;
   options: (width: number, height: number) => LayerOptions;
   /** What to draw now, called right before each draw and before `options` (it may prepare what the plot's callbacks read). */
-  frame: () => PlotFrame;
+  content: () => PlotContent;
   /** The plot redraws when one of these changes identity (off screen: every few seconds at most). */
   dataDeps: readonly unknown[];
 }
@@ -62,10 +62,10 @@ export function usePlot(
       current = null;
     }
     if (current === null) {
-      // The first frame comes before the options: uPlot's callbacks may read what frame() prepared.
-      const frame = spec.frame();
-      const created = new LayeredPlot(element, spec.options(width, height), frame);
-      built.current = { plot: created, key: spec.buildKey, deps: spec.dataDeps, drawn: drawingOf(frame, now) };
+      // The first content comes before the options: uPlot's callbacks may read what content() prepared.
+      const content = spec.content();
+      const created = new LayeredPlot(element, spec.options(width, height), content);
+      built.current = { plot: created, key: spec.buildKey, deps: spec.dataDeps, drawn: drawingOf(content, now) };
       plot.current = created;
       return;
     }
@@ -74,10 +74,10 @@ export function usePlot(
       current.plot.setSize({ width, height });
     }
     if (!sameItems(current.deps, spec.dataDeps) && (printing || drawDue(box.visible, current.drawn, now))) {
-      const frame = spec.frame();
+      const content = spec.content();
       current.deps = spec.dataDeps;
-      current.drawn = drawingOf(frame, now);
-      current.plot.draw(frame);
+      current.drawn = drawingOf(content, now);
+      current.plot.draw(content);
     }
   });
 
@@ -104,8 +104,8 @@ function useDestroyOnUnmount(built: RefObject<Built | null>, plot: RefObject<Lay
 }
 
 /** A drawing is empty when no series has a single value (columns after x are the series). */
-function drawingOf(frame: PlotFrame, now: number): LastDrawing {
-  const empty = !frame.data.slice(1).some((column) => column.some((value) => value !== null && value !== undefined));
+function drawingOf(content: PlotContent, now: number): LastDrawing {
+  const empty = !content.data.slice(1).some((column) => column.some((value) => value !== null && value !== undefined));
   return { at: now, empty };
 }
 

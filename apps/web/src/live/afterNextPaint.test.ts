@@ -28,14 +28,14 @@ describe('afterNextPaint', () => {
     vi.unstubAllGlobals();
   });
 
-  it('runs after the next frame has painted, not inside it', async () => {
+  it('runs after the next tick has painted, not inside it', async () => {
     const log: string[] = [];
     const frames = manualFrames(log);
     afterNextPaint(() => log.push('bucket render'));
     requestAnimationFrame(() => log.push('strip'));
 
     await nextTasks();
-    expect(log).toEqual([]); // no frame yet: nothing runs
+    expect(log).toEqual([]); // no tick yet: nothing runs
 
     frames.run();
     expect(log).toEqual(['strip', 'paint']);
@@ -54,15 +54,15 @@ describe('afterNextPaint', () => {
     expect(log.filter((entry) => entry === 'render')).toHaveLength(1);
   });
 
-  it('does nothing once cancelled, before the frame or between the frame and the task', async () => {
+  it('does nothing once cancelled, before the tick or between the tick and the task', async () => {
     const log: string[] = [];
     const frames = manualFrames(log);
-    const beforeFrame = afterNextPaint(() => log.push('cancelled before the frame'));
-    beforeFrame();
-    const betweenFrameAndTask = afterNextPaint(() => log.push('cancelled after the frame'));
+    const beforeTick = afterNextPaint(() => log.push('cancelled before the tick'));
+    beforeTick();
+    const betweenTickAndTask = afterNextPaint(() => log.push('cancelled after the tick'));
     frames.run();
-    betweenFrameAndTask();
-    betweenFrameAndTask(); // twice is harmless
+    betweenTickAndTask();
+    betweenTickAndTask(); // twice is harmless
     await nextTasks();
     expect(log).toEqual(['paint']);
   });

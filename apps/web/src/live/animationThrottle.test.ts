@@ -4,7 +4,7 @@ import { DrawBudget } from './animationThrottle.ts';
 const VSYNC_MS = 1000 / 60;
 
 /**
- * Samples arriving every `everyMs`, each drawn at the first animation frame the budget allows; the
+ * Samples arriving every `everyMs`, each drawn at the first animation tick the budget allows; the
  * first draw is held up `firstDelayMs` (a long task). Returns each sample's wait until its draw.
  */
 function waits(budget: DrawBudget, options: { samples: number; everyMs: number; firstDelayMs: number }): number[] {

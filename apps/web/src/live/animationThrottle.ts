@@ -6,7 +6,7 @@ export const LIVE_MIN_INTERVAL_MS = 40;
  * interval), a draw held up by a long task pushes the next sample's draw an interval later, and
  * that one the next: at 20 Hz samples (50 ms) and a 40 ms interval the delay carries on from sample
  * to sample until jitter breaks the chain (animationThrottle.test.ts simulates it). A second draw
- * in hand lets the sample after a late draw go at the next animation frame; the rate stays at most
+ * in hand lets the sample after a late draw go at the next animation tick; the rate stays at most
  * one draw per interval over time. Measured against one aioscope (30 s windows): the slowest tenth
  * of samples waited 25–34 ms between arrival and draw before, 14–16 ms after.
  */
@@ -46,42 +46,42 @@ export class DrawBudget {
 }
 
 export interface AnimationThrottle {
-  /** Runs the callback at the next animation frame, or once the draw budget allows. */
+  /** Runs the callback at the next animation tick, or once the draw budget allows. */
   schedule: () => void;
   cancel: () => void;
 }
 
 /**
- * Coalesces calls into one callback per animation frame, at most one per `minIntervalMs` over
- * time (DrawBudget): at 100 Hz sampling a view would otherwise redraw at the display's frame rate.
+ * Coalesces calls into one callback per animation tick, at most one per `minIntervalMs` over
+ * time (DrawBudget): at 100 Hz sampling a view would otherwise redraw at the display's refresh rate.
  * Nothing runs while the tab is hidden; the caller redraws on its next schedule.
  */
 export function animationThrottle(callback: () => void, minIntervalMs = LIVE_MIN_INTERVAL_MS): AnimationThrottle {
   const budget = new DrawBudget(minIntervalMs);
   let timer: ReturnType<typeof setTimeout> | null = null;
-  let frameRequest: number | null = null;
+  let tickRequest: number | null = null;
   const run = (): void => {
-    frameRequest = null;
+    tickRequest = null;
     if (document.hidden) return;
     budget.spend(performance.now());
     callback();
   };
   const requestFrame = (): void => {
     timer = null;
-    frameRequest ??= requestAnimationFrame(run);
+    tickRequest ??= requestAnimationFrame(run);
   };
   return {
     schedule: () => {
-      if (timer !== null || frameRequest !== null) return;
+      if (timer !== null || tickRequest !== null) return;
       const wait = budget.waitAt(performance.now());
       if (wait <= 0) requestFrame();
       else timer = setTimeout(requestFrame, wait);
     },
     cancel: () => {
       if (timer !== null) clearTimeout(timer);
-      if (frameRequest !== null) cancelAnimationFrame(frameRequest);
+      if (tickRequest !== null) cancelAnimationFrame(tickRequest);
       timer = null;
-      frameRequest = null;
+      tickRequest = null;
     },
   };
 }

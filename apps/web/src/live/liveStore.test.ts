@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryFrames, LiveFrame, LiveSnapshot, TargetStatus } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
-import { momentOf } from '../history/momentOf.ts';
+import { momentOf } from '../timeline/momentOf.ts';
 import { LiveStore, WINDOW_MS, keepBefore } from './liveStore.ts';
 import { PROCESS_KEEP_MS } from './stableProcesses.ts';
 import { quietFrame as frame } from './testFrames.ts';

@@ -18,7 +18,7 @@ export const MAX_CLIENT_DELTAS = 120;
 /** A target whose newest frame is older than this is stale: "now" figures stop claiming to be now. */
 export const STALE_AFTER_MS = 2_000;
 
-/** A recorded moment as history/momentOf.ts reads it: what the live view showed at that time. */
+/** A recorded moment as timeline/momentOf.ts reads it: what the live view showed at that time. */
 export interface RecordedMoment {
   frames: LiveFrame[];
   deltas: IoStatDelta[];
@@ -135,7 +135,7 @@ export class LiveStore {
 
   /**
    * Shows a recorded moment as the live view would have shown it at `at`: the per-sample strip and
-   * the "now" figures read the store whatever its source (history/momentOf.ts). The processes
+   * the "now" figures read the store whatever its source (timeline/momentOf.ts). The processes
    * table is momentProcessRows(moment), unless the caller, which draws it too, computed it already.
    */
   showMoment(moment: RecordedMoment, at: number, processRows = momentProcessRows(moment)): void {

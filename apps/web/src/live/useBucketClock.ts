@@ -94,8 +94,8 @@ export function bucketDomainEnd(
 
 /**
  * Re-renders the caller once per chart bucket: as soon as the first frame of a new bucket arrives
- * (the previous one is then complete), right after the next animation frame has painted (so that
- * frame shows the new sample without waiting for every panel: afterNextPaint), as a transition
+ * (the previous one is then complete), right after the next animation tick has painted (so that
+ * tick shows the new sample without waiting for every panel: afterNextPaint), as a transition
  * that yields to arriving samples while it renders. Other changes (status, processes, socket
  * state) render within one bucket; without frames, once a second. Nothing renders while the tab
  * is hidden. Panels and charts follow this clock, so their cost is bounded by the bucket rate

@@ -16,7 +16,7 @@ import { formatBytes, formatNumber } from '../format.ts';
 import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
-import { useWindowText } from '../history/windowText.ts';
+import { useWindowText } from '../timeline/windowText.ts';
 
 /** pg_stat_io is sampled once a second, so both series share one-second buckets. */
 const BUCKET_MS = 1_000;

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { TargetSummary } from '@aioscope/spec';
 import { formatClockTime, formatDuration } from '../format.ts';
-import { describeRange } from '../history/timeView.ts';
+import { describeRange } from '../timeline/timeView.ts';
 import { STALE_AFTER_MS, type LiveConnection } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
 import { Explain } from './Panel.tsx';

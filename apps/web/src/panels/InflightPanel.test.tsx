@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { page } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
-import { windowTextOf, WindowTextContext } from '../history/windowText.ts';
+import { windowTextOf, WindowTextContext } from '../timeline/windowText.ts';
 import { panelInputs } from '../testing/panelInputs.ts';
 import { recordedPayloads } from '../testing/recorded.ts';
 import { InflightPanel } from './InflightPanel.tsx';

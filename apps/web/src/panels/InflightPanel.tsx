@@ -12,7 +12,7 @@ import { useLatestFrame } from '../live/useLatestFrame.ts';
 import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
-import { capitalize, LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
+import { capitalize, LIVE_WINDOW_TEXT, useWindowText } from '../timeline/windowText.ts';
 
 const BYTES_LINE: SeriesLine = { series: SERIES.bytesInFlight, stat: 'mean' };
 const BYTES_KEY = lineKey(BYTES_LINE);
@@ -52,7 +52,7 @@ function reducerFor(groups: readonly StateSeries[]): BucketReducer<LiveFrame> {
   return { reduce, empty };
 }
 
-/** The newest sample's figures: they follow every frame (at most one render per animation frame). */
+/** The newest sample's figures: they follow every frame (at most one render per animation tick). */
 const InflightNow = memo(function InflightNow({
   store,
   stale,

@@ -485,7 +485,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
         <RaceView raceId={raceId} onClose={() => setRaceId(null)} reveal={raceLocation.fromLoad} />
       ) : null}
       {(list.data ?? []).length > 0 ? (
-        <div className="lab-history">
+        <div className="lab-experiments">
           <h3>experiments</h3>
           <ul>
             {(list.data ?? []).map((item) => (

@@ -6,7 +6,7 @@ import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Panel } from './Panel.tsx';
-import { useWindowText } from '../history/windowText.ts';
+import { useWindowText } from '../timeline/windowText.ts';
 
 const SERIES: Series[] = [{ key: 'reads', label: 'reads in flight', color: 'var(--series-1)' }];
 const WORKER_SERIES: Series[] = [{ key: 'busy', label: 'busy (any wait but IoWorkerMain)', color: 'var(--series-3)' }];

@@ -7,7 +7,7 @@ import { formatBytes, formatClockTime, formatNumber } from '../format.ts';
 import { useThrottledValue } from '../live/useThrottledValue.ts';
 import { EmptyState, Explain, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
-import { useWindowText } from '../history/windowText.ts';
+import { useWindowText } from '../timeline/windowText.ts';
 
 /** Reads of at most this size on average mean the scan is not being combined. */
 export const NOT_COMBINING_BYTES = 16 * 1024;

@@ -4,7 +4,7 @@ import type { ScanView, TargetSummary } from '@aioscope/spec';
 import { formatBytes, formatNumber, formatPercent } from '../format.ts';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
-import { LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
+import { LIVE_WINDOW_TEXT, useWindowText } from '../timeline/windowText.ts';
 
 export interface ScanMapPanelProps {
   /** Whether a first sample arrived (the empty-state reason depends on it). */

@@ -8,7 +8,7 @@ import { formatNumber } from '../format.ts';
 import { ioMethodOfTarget, waitEventsCaption } from './ioMethodView.ts';
 import { EmptyState, Panel } from './Panel.tsx';
 import { refusedReason } from './reasons.ts';
-import { useWindowText } from '../history/windowText.ts';
+import { useWindowText } from '../timeline/windowText.ts';
 
 /** Idle io workers wait in IoWorkerMain: shown only on request, they would drown the rest. */
 const IDLE_WAIT = 'io worker:IoWorkerMain';

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { page } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
 import { formatClockTime } from '../format.ts';
-import { windowTextOf, WindowTextContext } from '../history/windowText.ts';
+import { windowTextOf, WindowTextContext } from '../timeline/windowText.ts';
 import { panelInputs } from '../testing/panelInputs.ts';
 import { recordedPayloads } from '../testing/recorded.ts';
 import { WorkerPanel } from './WorkerPanel.tsx';

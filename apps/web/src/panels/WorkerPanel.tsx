@@ -9,7 +9,7 @@ import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { refusedReason } from './reasons.ts';
 import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
-import { LIVE_WINDOW_TEXT, useWindowText } from '../history/windowText.ts';
+import { LIVE_WINDOW_TEXT, useWindowText } from '../timeline/windowText.ts';
 
 const BUSY_LINE: SeriesLine = { series: SERIES.workerBusy, stat: 'mean' };
 const BUSY_SERIES: Series[] = [chartSeries(BUSY_LINE)];

@@ -3,7 +3,7 @@ import { useCallback, useEffect, useState } from 'react';
 /**
  * The race on screen lives in the URL's fragment, `#race-<id>`: a place on the page (the race
  * view under the lab), so a reload or a shared link finds it again. The fragment, not the query:
- * the query holds the time view (history/timeView.ts), which rewrites it on every range or moment
+ * the query holds the time view (timeline/timeView.ts), which rewrites it on every range or moment
  * and keeps the fragment as it is, so the two never undo each other.
  */
 const RACE_FRAGMENT = /^#race-([^#]{1,64})$/;

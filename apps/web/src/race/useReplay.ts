@@ -29,7 +29,7 @@ export function frameTimeAt(steps: readonly number[], atMs: number): number {
 }
 
 /**
- * The race's clock: animation frames advance it by real elapsed time × speed while playing, and
+ * The race's clock: animation ticks advance it by real elapsed time × speed while playing, and
  * it stops at the end. Driven by requestAnimationFrame, so a hidden tab costs nothing.
  */
 export function useReplay(durationMs: number, steps: readonly number[], autoPlay: boolean): Replay {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LiveStore } from './liveStore.ts';
-import { SampleFrameClock } from './sampleFrameClock.ts';
+import { SamplePaintClock } from './samplePaintClock.ts';
 import { quietFrame as frame } from './testFrames.ts';
 
 /** Animation frames run only when the test says so: one call runs every callback requested so far. */
@@ -23,14 +23,14 @@ function manualFrames(): { run: () => number } {
 function twoViews(): { frames: { run: () => number }; store: LiveStore; calls: string[] } {
   const frames = manualFrames();
   const store = new LiveStore();
-  const clock = new SampleFrameClock(store, 40);
+  const clock = new SamplePaintClock(store, 40);
   const calls: string[] = [];
   clock.subscribe(() => calls.push('strip'));
   clock.subscribe(() => calls.push('figures'));
   return { frames, store, calls };
 }
 
-describe('SampleFrameClock', () => {
+describe('SamplePaintClock', () => {
   beforeEach(() => {
     vi.useFakeTimers();
     vi.advanceTimersByTime(1_000); // the fake clock starts at 0, where the first draw would wait
@@ -40,11 +40,11 @@ describe('SampleFrameClock', () => {
     vi.unstubAllGlobals();
   });
 
-  it('runs every view in one animation frame per sample, however many views follow it', () => {
+  it('runs every view in one animation tick per sample, however many views follow it', () => {
     const { frames, store, calls } = twoViews();
 
     store.addFrame(frame(1_000));
-    store.addFrame(frame(1_001)); // arriving together: still one frame
+    store.addFrame(frame(1_001)); // arriving together: still one tick
     expect(frames.run()).toBe(1);
     expect(calls).toEqual(['strip', 'figures']);
   });
@@ -70,7 +70,7 @@ describe('SampleFrameClock', () => {
   it('stops following the store once the last view leaves, and asks for nothing without views', () => {
     const frames = manualFrames();
     const store = new LiveStore();
-    const clock = new SampleFrameClock(store, 40);
+    const clock = new SamplePaintClock(store, 40);
     const listener = vi.fn();
     const unsubscribe = clock.subscribe(listener);
     unsubscribe();

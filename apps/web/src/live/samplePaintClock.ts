@@ -2,14 +2,14 @@ import { animationThrottle, type AnimationThrottle } from './animationThrottle.t
 import type { LiveStore } from './liveStore.ts';
 
 /**
- * The one animation-frame schedule of a store's per-sample views (the strip, the "now" figures).
- * Each view throttling on its own split a sample's updates over two frames whenever their timers
- * disagreed (one due at once, the other 40 ms after its last draw), and every frame costs the
+ * The one animation-tick schedule of a store's per-sample views (the strip, the "now" figures).
+ * Each view throttling on its own split a sample's updates over two ticks whenever their timers
+ * disagreed (one due at once, the other 40 ms after its last draw), and every tick that paints costs the
  * page a fixed ~5 ms of paint, layer update and commit in a software-rendered Chromium: measured,
- * 3–4 of the page's ~24 frames a second carried only half a sample's update. Here every
- * subscriber runs in the same callback: one frame per sample, whatever the number of views.
+ * 3–4 of the page’s ~24 paints a second carried only half a sample's update. Here every
+ * subscriber runs in the same callback: one tick per sample, whatever the number of views.
  */
-export class SampleFrameClock {
+export class SamplePaintClock {
   private readonly listeners = new Set<() => void>();
   private readonly throttle: AnimationThrottle;
   private unsubscribeStore: (() => void) | null = null;
@@ -23,7 +23,7 @@ export class SampleFrameClock {
     }, minIntervalMs);
   }
 
-  /** Calls `listener` at the shared frame after every store change; returns the unsubscribe function. */
+  /** Calls `listener` at the shared tick after every store change; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
     // Every change, not only frames: a snapshot after a reconnect replaces the newest frame.
@@ -37,19 +37,19 @@ export class SampleFrameClock {
     };
   }
 
-  /** Asks for a shared frame without a store change (a view that must move on while no frame comes). */
+  /** Asks for a shared tick without a store change (a view that must move on while no frame comes). */
   request(): void {
     if (this.listeners.size > 0) this.throttle.schedule();
   }
 }
 
-const clocks = new WeakMap<LiveStore, SampleFrameClock>();
+const clocks = new WeakMap<LiveStore, SamplePaintClock>();
 
 /** The store's clock, made at first use and kept as long as the store. */
-export function sampleFrameClock(store: LiveStore): SampleFrameClock {
+export function samplePaintClock(store: LiveStore): SamplePaintClock {
   let clock = clocks.get(store);
   if (clock === undefined) {
-    clock = new SampleFrameClock(store);
+    clock = new SamplePaintClock(store);
     clocks.set(store, clock);
   }
   return clock;
