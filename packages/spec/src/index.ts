@@ -12,3 +12,4 @@ export * from './race.ts';
 export * from './access.ts';
 export * from './readers.ts';
 export * from './compare.ts';
+export * from './baselines.ts';

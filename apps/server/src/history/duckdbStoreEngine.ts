@@ -1,6 +1,9 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Baseline } from '@aioscope/spec';
+import { StoreClosedError } from './baselineShelf.ts';
+import * as baselines from './duckdbBaselines.ts';
 import type { HistoryReader } from './historyReader.ts';
 import type { Migration } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
@@ -103,6 +106,33 @@ export class DuckDbStoreEngine implements StoreEngine {
       const json = rows[0]?.[0];
       return typeof json === 'string' ? (JSON.parse(json) as TargetDescription) : null;
     }, null);
+  }
+
+  keepBaseline(baseline: Baseline, file: Uint8Array): Promise<'kept' | 'nameTaken'> {
+    return this.onShelf((connection) => baselines.keepBaseline(connection, baseline, file));
+  }
+
+  listBaselines(): Promise<Baseline[]> {
+    return this.onShelf((connection) => baselines.listBaselines(connection));
+  }
+
+  baselineFile(id: string): Promise<Uint8Array | null> {
+    return this.onShelf((connection) => baselines.baselineFile(connection, id));
+  }
+
+  removeBaseline(id: string): Promise<boolean> {
+    return this.onShelf((connection) => baselines.removeBaseline(connection, id));
+  }
+
+  /**
+   * Baselines go through the read connection's queue, writes included: the write connection's
+   * transactions are the recorder's batches, and a baseline's insert run between a batch's BEGIN
+   * and COMMIT would join (and share the fate of) that batch.
+   */
+  private async onShelf<T>(query: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const answer = await this.read(async (connection) => ({ value: await query(connection) }), null);
+    if (answer === null) throw new StoreClosedError(this.label);
+    return answer.value;
   }
 
   async bytesOnDisk(): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Logger } from '../system/logger.ts';
+import type { BaselineShelf } from './baselineShelf.ts';
 import type { HistoryReader } from './historyReader.ts';
 import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
@@ -67,6 +68,11 @@ export class HistoryStore {
   }
 
   get engine(): StoreEngine {
+    return this.options.engine;
+  }
+
+  /** The store's baselines: kept by the engine itself, beside the batch (they are never pending). */
+  get baselines(): BaselineShelf {
     return this.options.engine;
   }
 

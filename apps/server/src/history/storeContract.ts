@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { emptyAccumulator } from '@aioscope/core';
+import type { Baseline } from '@aioscope/spec';
+import { StoreClosedError } from './baselineShelf.ts';
 import { HistoryStore, RETRY_INTERVAL_MS } from './historyStore.ts';
 import { NewerStoreError } from './migrations.ts';
 import { RAW_KIND, type PendingRow, type StoreEngine } from './storeEngine.ts';
@@ -133,6 +135,57 @@ export function describeStoreContract(kind: string, makeStore: (name: string) =>
         expect((await reader.frames(raw)).frames.map((frame) => frame.t)).toEqual([recent]);
         expect((await reader.rollups(all, 1_000)).map((point) => point.t)).toEqual([recent]);
         expect((await reader.events(all)).map((e) => e.t)).toEqual([recent]);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it('keeps baselines (names unique per target) through retention that drops all around them, and a restart', async () => {
+      const subject = await fresh('baselines');
+      const engine = subject.engine();
+      await engine.open();
+      const now = Date.UTC(2026, 11, 2, 12);
+      const marked = (id: string, target: string, name: string, createdAt: number): Baseline => ({
+        id,
+        targetId: target,
+        targetName: `${target} (name when marked)`,
+        name,
+        from: now - 2 * HOUR,
+        to: now - HOUR,
+        bytes: 4,
+        createdBy: id === 'b1' ? 'ana' : null,
+        createdAt,
+      });
+      const first = marked('b1', 'a', 'before the upgrade', now);
+      const second = marked('b2', 'b', 'before the upgrade', now + 1);
+      const file = new Uint8Array([0x1f, 0x8b, 0, 255]);
+      try {
+        expect(await engine.keepBaseline(first, file)).toBe('kept');
+        expect(await engine.keepBaseline(second, new Uint8Array([1, 2, 3, 4]))).toBe('kept');
+        // Same name on the same target: refused, and the first one is unchanged.
+        expect(
+          await engine.keepBaseline({ ...marked('b3', 'a', 'before the upgrade', now + 2) }, new Uint8Array([9])),
+        ).toBe('nameTaken');
+        await engine.write([rawFrameRow('a', first.from), rawFrameRow('a', now - 60_000)]);
+        const outcome = await engine.applyRetention({ rawMs: 1, rollupMs: 1, maxBytes: 1 }, now + HOUR);
+        expect(outcome.droppedRawFrom.length).toBeGreaterThan(0);
+        await engine.close();
+        const reopened = subject.engine();
+        await reopened.open();
+        try {
+          expect(await reopened.listBaselines()).toStrictEqual([second, first]);
+          expect(Array.from((await reopened.baselineFile('b1')) ?? [])).toEqual(Array.from(file));
+          expect(await reopened.baselineFile('b3')).toBeNull();
+          expect(await reopened.removeBaseline('b1')).toBe(true);
+          expect(await reopened.removeBaseline('b1')).toBe(false);
+          expect(await reopened.baselineFile('b1')).toBeNull();
+          expect((await reopened.listBaselines()).map((baseline) => baseline.id)).toEqual(['b2']);
+          // Its name is free again once it is removed.
+          expect(await reopened.keepBaseline(marked('b4', 'a', 'before the upgrade', now + 3), file)).toBe('kept');
+        } finally {
+          await reopened.close();
+        }
+        await expect(reopened.listBaselines()).rejects.toBeInstanceOf(StoreClosedError);
       } finally {
         await engine.close();
       }

@@ -1,5 +1,6 @@
 import type { RollupAccumulator } from '@aioscope/core';
 import type { HistoryEvent, HistoryExtent, RecordingState } from '@aioscope/spec';
+import type { BaselineShelf } from './baselineShelf.ts';
 import type { HistoryReader } from './historyReader.ts';
 import type { MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
@@ -65,12 +66,12 @@ export async function storeExtent(
  * that know the engine. HistoryStore holds one and adds what every store does the same way: the
  * bounded batch, writes off the sampler's path, pausing with the reason on a failure and resuming,
  * retention on a timer. A new store is one module implementing this, and passes the contract
- * tests in storeContract.ts.
+ * tests in storeContract.ts. Its baselines (BaselineShelf) throw StoreClosedError while it is closed.
  *
  * Lifecycle: open() → write/applyRetention/reads … → close(); after a failure HistoryStore calls
  * close() and, later, open() again. While closed, readers answer as an empty past.
  */
-export interface StoreEngine {
+export interface StoreEngine extends BaselineShelf {
   /** For the log: "history store at …/history.duckdb". */
   readonly label: string;
   /**

@@ -84,6 +84,9 @@ async function newerStore(dir: string, versions: { store: number; body: number }
   });
 }
 
+/** The first release's step alone: what the tests of the mechanism build made-up later steps on. */
+const FIRST_RELEASE = STORE_MIGRATIONS.slice(0, 1);
+
 describe('the history store’s version', () => {
   it('creates a new store at the current version by running the migrations in order from 0', async () => {
     const dir = await tempDir();
@@ -94,16 +97,19 @@ describe('the history store’s version', () => {
     expect(info).toEqual([`history store created at version ${STORE_VERSION}`]);
     const file = path.join(dir, STORE_FILE);
     expect(await withDuckdb(file, readStoreMeta)).toEqual({ storeVersion: STORE_VERSION, bodyVersion: BODY_VERSION });
-    expect(await tablesIn(file)).toEqual(['events', 'rollups', 'store_meta', 'targets']);
+    expect(await tablesIn(file)).toEqual(['baselines', 'events', 'rollups', 'store_meta', 'targets']);
 
+    // The mechanism, on the first release's step and made-up ones after it.
+    const dir1 = await tempDir();
+    closeStoreFile(await openStoreFile(dir1, FIRST_RELEASE));
     // A later list: only the steps after the store's version run, in order, each recorded.
     const later: Migration<DuckDBConnection>[] = [
-      ...STORE_MIGRATIONS,
+      ...FIRST_RELEASE,
       { version: 2, describe: 'adds a log', up: (c) => c.run('CREATE TABLE step_log (version INTEGER)').then() },
       { version: 3, describe: 'logs', up: (c) => c.run('INSERT INTO step_log VALUES (3)').then() },
       { version: 4, describe: 'logs again', up: (c) => c.run('INSERT INTO step_log VALUES (4)').then() },
     ];
-    const open = await openStoreFile(dir, later);
+    const open = await openStoreFile(dir1, later);
     closeStoreFile(open);
     expect(open.migrated).toEqual({
       from: 1,
@@ -112,7 +118,9 @@ describe('the history store’s version', () => {
       ran: later.slice(1).map(({ version, describe }) => ({ version, describe })),
     });
     expect(open.meta).toEqual({ storeVersion: 4, bodyVersion: BODY_VERSION });
-    const logRows = await withDuckdb(file, async (c) => (await c.runAndReadAll('SELECT * FROM step_log')).getRowsJS());
+    const logRows = await withDuckdb(path.join(dir1, STORE_FILE), async (c) =>
+      (await c.runAndReadAll('SELECT * FROM step_log')).getRowsJS(),
+    );
     expect(logRows).toEqual([[3], [4]]);
 
     // And a new store with that list runs all four from 0.
@@ -126,7 +134,7 @@ describe('the history store’s version', () => {
     const dir = await tempDir();
     const file = path.join(dir, STORE_FILE);
     const failing: Migration<DuckDBConnection>[] = [
-      ...STORE_MIGRATIONS,
+      ...FIRST_RELEASE,
       { version: 2, describe: 'adds two', up: (c) => c.run('CREATE TABLE two (x INTEGER)').then() },
       {
         version: 3,
@@ -156,7 +164,12 @@ describe('the history store’s version', () => {
     const store = await HistoryStore.start({ engine: new DuckDbStoreEngine(dir), limits: STORE_FIXTURE_LIMITS, log });
     try {
       expect(store.recordingStatus()).toEqual({ state: 'recording', reason: null });
-      expect(info).toEqual(['history store from before store versions adopted as version 1']);
+      expect(info).toEqual([
+        'history store from before store versions adopted as version 1',
+        `history store migrated from version 1 to ${STORE_VERSION}: ${STORE_MIGRATIONS.slice(1)
+          .map((step) => step.describe)
+          .join('; ')}`,
+      ]);
       const reader = store.reader(STORE_FIXTURE_TARGET, () => {
         throw new Error('not asked');
       });
@@ -166,7 +179,7 @@ describe('the history store’s version', () => {
     } finally {
       await store.close();
     }
-    expect(await withDuckdb(file, readStoreMeta)).toEqual({ storeVersion: 1, bodyVersion: 1 });
+    expect(await withDuckdb(file, readStoreMeta)).toEqual({ storeVersion: STORE_VERSION, bodyVersion: 1 });
   });
 
   for (const [keepWal, what] of [

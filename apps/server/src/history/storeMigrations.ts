@@ -33,6 +33,17 @@ export const STORE_MIGRATIONS: readonly Migration<DuckDBConnection>[] = [
       for (const sql of SCHEMA_SQL) await connection.run(sql);
     },
   },
+  {
+    version: 2,
+    describe: 'baselines: marked ranges kept as recording files, untouched by retention',
+    up: async (connection: DuckDBConnection): Promise<void> => {
+      await connection.run(
+        'CREATE TABLE baselines (id VARCHAR PRIMARY KEY, target VARCHAR NOT NULL, target_name VARCHAR NOT NULL, ' +
+          'name VARCHAR NOT NULL, range_from DOUBLE NOT NULL, range_to DOUBLE NOT NULL, bytes BIGINT NOT NULL, ' +
+          'created_by VARCHAR, created_at DOUBLE NOT NULL, file BLOB NOT NULL, UNIQUE (target, name))',
+      );
+    },
+  },
 ];
 
 export const STORE_VERSION = latestVersion(STORE_MIGRATIONS);

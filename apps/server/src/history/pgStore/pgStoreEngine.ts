@@ -1,4 +1,6 @@
 import pg from 'pg';
+import type { Baseline } from '@aioscope/spec';
+import { StoreClosedError } from '../baselineShelf.ts';
 import type { RecordingLimits } from '../../config/recordingLimits.ts';
 import type { HistoryReader } from '../historyReader.ts';
 import {
@@ -18,6 +20,7 @@ import type {
   TargetDescription,
 } from '../storeEngine.ts';
 import { BODY_VERSION } from '../storeSchema.ts';
+import * as baselines from './pgBaselines.ts';
 import { PgHistoryReader } from './pgStoreReader.ts';
 import {
   META_SQL,
@@ -171,6 +174,27 @@ export class PostgresStoreEngine implements StoreEngine {
       const json = rows[0]?.description;
       return json === undefined ? null : (JSON.parse(json) as TargetDescription);
     }, null);
+  }
+
+  async keepBaseline(baseline: Baseline, file: Uint8Array): Promise<'kept' | 'nameTaken'> {
+    return baselines.keepBaseline(this.shelfPool(), baseline, file);
+  }
+
+  async listBaselines(): Promise<Baseline[]> {
+    return baselines.listBaselines(this.shelfPool());
+  }
+
+  async baselineFile(id: string): Promise<Uint8Array | null> {
+    return baselines.baselineFile(this.shelfPool(), id);
+  }
+
+  async removeBaseline(id: string): Promise<boolean> {
+    return baselines.removeBaseline(this.shelfPool(), id);
+  }
+
+  private shelfPool(): pg.Pool {
+    if (this.pool === null) throw new StoreClosedError(this.label);
+    return this.pool;
   }
 
   bytesOnDisk(): Promise<number> {

@@ -71,6 +71,18 @@ export const PG_STORE_MIGRATIONS: readonly Migration<pg.ClientBase>[] = [
       }
     },
   },
+  {
+    version: 2,
+    describe: 'baselines: marked ranges kept as recording files, untouched by retention',
+    up: async (client: pg.ClientBase): Promise<void> => {
+      await client.query(
+        `CREATE TABLE ${PG_SCHEMA}.baselines (id text PRIMARY KEY, target text NOT NULL, target_name text NOT NULL, ` +
+          'name text NOT NULL, range_from double precision NOT NULL, range_to double precision NOT NULL, ' +
+          'bytes bigint NOT NULL, created_by text, created_at double precision NOT NULL, file bytea NOT NULL, ' +
+          'UNIQUE (target, name))',
+      );
+    },
+  },
 ];
 
 /** store_meta never changes shape: it is what an older aioscope reads to refuse a newer store. */
