@@ -33,6 +33,9 @@ USER node
 WORKDIR /home/node
 EXPOSE 7180
 # /api/health answers without the token (it says only {"ok":true}): see apps/server/src/http/access.ts.
+# It is liveness: a replica whose store or Redis is lost goes on sampling and must not be replaced.
+# An orchestrator's readiness probe asks /api/ready instead (503 with the reason while the shared
+# store or the live adapter does not answer; README "Team deployment").
 # The image has no curl: Node's fetch asks.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:7180/api/health', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

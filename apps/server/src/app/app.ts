@@ -19,6 +19,7 @@ import { registerHistoryRoutes } from '../routes/historyRoutes.ts';
 import { registerLabRoutes } from '../routes/lab.ts';
 import { registerRaceRoutes } from '../routes/race.ts';
 import { registerOverviewRoute } from '../routes/overview.ts';
+import { registerReadinessRoute } from '../routes/readiness.ts';
 import { registerTargetRoutes } from '../routes/targets.ts';
 import type { FleetInfo } from '../plugins/monitorsPlugin.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
@@ -43,7 +44,7 @@ export interface AppOptions {
   /** Targets added and removed at run time, labels and the targets file (fleet.ts); absent in tests. */
   fleet?: FleetInfo;
   /** Live transport limits (tests only). */
-  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow' | 'adapter'>;
+  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow' | 'adapter' | 'adapterHealth'>;
 }
 
 /** Fastify's own options for an aioscope instance, shared by the process and by tests. */
@@ -104,6 +105,12 @@ export const aioscopeApp = fp<AppOptions>(
     const elsewhere = options.live?.adapter === undefined ? undefined : () => summariesElsewhere(app.io);
     registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched, elsewhere);
     registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
+    const replica = options.fleet?.replica ?? null;
+    const adapterHealth = options.live?.adapterHealth;
+    registerReadinessRoute(app, {
+      ...(replica === null ? {} : { store: replica }),
+      ...(adapterHealth === undefined ? {} : { adapter: adapterHealth.now }),
+    });
     registerOverviewRoute(app, {
       monitors: options.monitors,
       ...(options.fleet === undefined

@@ -98,7 +98,7 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
         webRoot: WEB_ROOT,
         ...(config.token === undefined ? {} : { token: config.token }),
         ...(config.authProxy === null ? {} : { authProxy: authProxyOf(config.authProxy) }),
-        ...(live === null ? {} : { live: { adapter: live.adapter } }),
+        ...(live === null ? {} : { live: { adapter: live.adapter, adapterHealth: live.health } }),
       });
     });
     await listen(app, config);

@@ -59,6 +59,8 @@ export interface OwnershipState {
   replicas: number;
   /** Whether the store answered the last check (ownership is kept, not given up, while it does not). */
   connected: boolean;
+  /** Why the last check failed, while the store does not answer; null once it does. */
+  storeError: string | null;
 }
 
 export class TargetOwnership {
@@ -66,6 +68,7 @@ export class TargetOwnership {
   private targets: string[] = [];
   private readonly owned = new Set<string>();
   private replicas = 0;
+  private storeError: string | null = null;
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private stopped = false;
@@ -76,7 +79,13 @@ export class TargetOwnership {
   constructor(private readonly options: OwnershipOptions) {}
 
   state(): OwnershipState {
-    return { owned: new Set(this.owned), replicas: this.replicas, connected: this.client !== null };
+    const connected = this.client !== null;
+    return {
+      owned: new Set(this.owned),
+      replicas: this.replicas,
+      connected,
+      storeError: connected ? null : (this.storeError ?? 'not connected yet'),
+    };
   }
 
   onChange(listener: (state: OwnershipState) => void): () => void {
@@ -149,6 +158,7 @@ export class TargetOwnership {
           this.handovers++;
         }
       }
+      this.storeError = null;
     } catch (error) {
       // The store is unreachable: keep sampling what is owned (no target goes unsampled); the
       // session is gone, so the next check connects again and takes the locks back, dropping any
@@ -156,7 +166,8 @@ export class TargetOwnership {
       const client = this.client;
       this.client = null;
       void client?.end().catch(() => undefined);
-      this.options.log.warn(`target ownership: ${error instanceof Error ? error.message : String(error)}`);
+      this.storeError = error instanceof Error ? error.message : String(error);
+      this.options.log.warn(`target ownership: ${this.storeError}`);
     }
     if ([...this.owned].sort().join('\u0000') !== before) this.emit();
   }

@@ -45,6 +45,13 @@ export function requestHasToken(
  * version, setting or state.
  */
 export const OPEN_ROUTE = '/api/health';
+/**
+ * Open as well, for an orchestrator's readiness probe (which sends no token and does not come
+ * through the auth proxy): whether the shared store and the live adapter answer, and why not. It
+ * names no target or setting; a reason may name the store's or Redis's host, never a password.
+ */
+export const OPEN_READY_ROUTE = '/api/ready';
+const OPEN_ROUTES: ReadonlySet<string> = new Set([OPEN_ROUTE, OPEN_READY_ROUTE]);
 
 /** The header an auth proxy (oauth2-proxy, nginx auth_request) sets to the user it authenticated. */
 export interface AuthProxy {
@@ -138,7 +145,8 @@ declare module 'fastify' {
 export function registerAccessControl(app: FastifyInstance, policy: AccessPolicy): void {
   app.decorateRequest('identity', null);
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url === OPEN_ROUTE && (request.method === 'GET' || request.method === 'HEAD'))
+    const url = request.routeOptions.url;
+    if (url !== undefined && OPEN_ROUTES.has(url) && (request.method === 'GET' || request.method === 'HEAD'))
       return undefined;
     if (policy.kind === 'token') {
       const fromQuery = (request.query as { token?: unknown } | undefined)?.token;

@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { identifyRequest, type AccessPolicy } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
-import type { LiveAdapter } from './redisAdapter.ts';
+import type { LiveAdapter, LiveAdapterHealth } from './redisAdapter.ts';
 
 /** Frames in the snapshot a viewer gets on joining: 60 s at 20 Hz; at higher rates the newest. */
 export const SNAPSHOT_MAX_FRAMES = 1_200;
@@ -75,6 +75,8 @@ export interface LiveHubOptions {
    * owner's snapshot.
    */
   adapter?: LiveAdapter;
+  /** Whether the adapter's Redis answers: remote targets say why they are not live while it does not. */
+  adapterHealth?: LiveAdapterHealth;
 }
 
 /** The room's sockets whose queue says they stopped reading. */

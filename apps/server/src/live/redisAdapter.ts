@@ -13,6 +13,18 @@ const RECONNECT_MAX_MS = 2_000;
 
 export type LiveAdapter = ReturnType<typeof createAdapter>;
 
+/** Whether the adapter's Redis answers now, and why not. */
+export interface AdapterHealth {
+  ok: boolean;
+  reason: string | null;
+}
+
+/** The adapter's Redis as the live hub and the readiness route see it: now, and each change. */
+export interface LiveAdapterHealth {
+  now(): AdapterHealth;
+  onChange(listener: (health: AdapterHealth) => void): () => void;
+}
+
 /** The URL without its password, for messages. */
 function shown(url: string): string {
   const parsed = new URL(url);
@@ -28,7 +40,7 @@ function shown(url: string): string {
 export async function connectLiveAdapter(
   url: string,
   options: { wait: boolean; log: Logger },
-): Promise<{ adapter: LiveAdapter; close: () => Promise<void> }> {
+): Promise<{ adapter: LiveAdapter; health: LiveAdapterHealth; close: () => Promise<void> }> {
   let connectedOnce = false;
   const client = createClient({
     url,
@@ -39,17 +51,37 @@ export async function connectLiveAdapter(
     },
   });
   let lastError = '';
+  const listeners = new Set<(health: AdapterHealth) => void>();
+  const now = (): AdapterHealth =>
+    client.isReady
+      ? { ok: true, reason: null }
+      : {
+          ok: false,
+          reason: `the live adapter's Redis at ${shown(url)} is unreachable${lastError === '' ? '' : `: ${lastError}`}`,
+        };
+  let reported = true;
+  const report = (): void => {
+    const health = now();
+    if (health.ok === reported) return;
+    reported = health.ok;
+    for (const listener of listeners) listener(health);
+  };
   // Without a listener an error event would end the process; say each new cause once (a first
   // connection that fails without --wait-for-db is said once, by the StartupError).
   client.on('error', (error: Error) => {
-    if (error.message === lastError || !(connectedOnce || options.wait)) return;
+    const known = error.message === lastError;
     lastError = error.message;
+    report();
+    if (known || !(connectedOnce || options.wait)) return;
     options.log.warn(`live adapter Redis at ${shown(url)}: ${error.message}`);
   });
   client.on('ready', () => {
     connectedOnce = true;
     lastError = '';
+    report();
   });
+  client.on('end', report);
+  client.on('reconnecting', report);
   const connecting = client.connect();
   if (options.wait) {
     connecting.catch(() => undefined);
@@ -65,6 +97,13 @@ export async function connectLiveAdapter(
   const adapter = createAdapter(client, { heartbeatInterval: HEARTBEAT_MS, heartbeatTimeout: HEARTBEAT_TIMEOUT_MS });
   return {
     adapter,
+    health: {
+      now,
+      onChange: (listener) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    },
     close: async () => {
       if (client.isOpen) await client.close().catch(() => undefined);
     },

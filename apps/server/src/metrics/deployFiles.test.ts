@@ -24,6 +24,7 @@ async function exposedNames(): Promise<Set<string>> {
     handovers: 0,
     replicas: 1,
     connected: true,
+    storeError: null,
   }));
   // prom-client's .d.ts declares `type` a numeric enum; at run time it is the string ('histogram').
   const names = (await registry.getMetricsAsJSON()).flatMap((metric) =>

@@ -12,6 +12,8 @@ export interface ReplicaState {
   replicas: number;
   /** Whether the store answered the last ownership check. */
   connected: boolean;
+  /** Why it did not, or null. */
+  storeError: string | null;
 }
 
 /**

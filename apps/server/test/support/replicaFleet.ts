@@ -109,16 +109,28 @@ export async function startReplicaFleet(name: string, targetIds: readonly string
   return fleet;
 }
 
-/** Debian's redis-server on a free loopback port, keeping nothing on disk. */
-export async function startRedis(): Promise<{ url: string; stop: () => void }> {
+/** Debian's redis-server on a free loopback port, keeping nothing on disk; start() again on the same port. */
+export interface RunningRedis {
+  url: string;
+  /** SIGKILL: the replicas lose it at once. */
+  stop: () => void;
+  start: () => Promise<void>;
+}
+
+export async function startRedis(): Promise<RunningRedis> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    '/usr/bin/redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitUntil(() => output.includes('Ready to accept connections'), 10_000, `redis-server ready: ${output}`, 50);
-  return { url: `redis://127.0.0.1:${String(port)}`, stop: () => child.kill('SIGKILL') };
+  let child: ChildProcess | null = null;
+  const start = async (): Promise<void> => {
+    const started: ChildProcess = spawn(
+      '/usr/bin/redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = started;
+    let output = '';
+    started.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitUntil(() => output.includes('Ready to accept connections'), 10_000, `redis-server ready: ${output}`, 50);
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${String(port)}`, stop: () => child?.kill('SIGKILL'), start };
 }

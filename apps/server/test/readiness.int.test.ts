@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Readiness } from '../src/routes/readiness.ts';
+import { waitUntil } from './support/polling.ts';
+import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
+
+/**
+ * Readiness against real parts: a replica on a PostgreSQL 18 store with a real Redis as its live
+ * adapter. /api/ready (open without the token) follows each of them going away and coming back; /api/health (liveness)
+ * stays 200 throughout, since the replica goes on sampling what it owns.
+ */
+describe('readiness of a replica', () => {
+  let fleet: ReplicaFleet;
+  let redis: RunningRedis;
+
+  beforeAll(async () => {
+    [fleet, redis] = await Promise.all([startReplicaFleet('readiness', ['orders']), startRedis()]);
+  });
+
+  afterAll(async () => {
+    await fleet?.stop();
+    redis?.stop();
+  });
+
+  async function ready(url: string): Promise<{ status: number; body: Readiness }> {
+    const response = await fetch(new URL('/api/ready', url));
+    return { status: response.status, body: (await response.json()) as Readiness };
+  }
+
+  async function readyBecomes(url: string, status: number, what: string): Promise<Readiness> {
+    let last: { status: number; body: Readiness } | null = null;
+    await waitUntil(
+      async () => (last = await ready(url)).status === status,
+      15_000,
+      `${what} (last: ${JSON.stringify(last)})`,
+      100,
+    );
+    expect((await fetch(new URL('/api/health', url))).status).toBe(200);
+    return (last as { status: number; body: Readiness } | null)?.body ?? (await ready(url)).body;
+  }
+
+  it('says 503 with the reason while Redis or the store is gone, 200 once each is back', async () => {
+    // With a token, as beyond loopback: the probe sends none, and needs none (nothing else is open).
+    const { url } = await fleet.replica('a', ['--adapter', redis.url, '--token', 'readiness-probe-token']);
+    expect((await fetch(new URL('/api/targets', url))).status).toBe(401);
+    expect(await readyBecomes(url, 200, 'ready at start')).toEqual({
+      ready: true,
+      store: { ok: true, kind: 'postgres', reason: null },
+      adapter: { ok: true, kind: 'redis', reason: null },
+    });
+
+    redis.stop();
+    const withoutRedis = await readyBecomes(url, 503, 'not ready without Redis');
+    expect(withoutRedis.store.ok).toBe(true);
+    expect(withoutRedis.adapter).toMatchObject({ ok: false, kind: 'redis' });
+    expect(withoutRedis.adapter.reason).toMatch(
+      /^the live adapter's Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/,
+    );
+    await redis.start();
+    expect((await readyBecomes(url, 200, 'ready with Redis back')).adapter.ok).toBe(true);
+
+    await fleet.store.stop();
+    const withoutStore = await readyBecomes(url, 503, 'not ready without the store');
+    expect(withoutStore.adapter.ok).toBe(true);
+    expect(withoutStore.store).toMatchObject({ ok: false, kind: 'postgres' });
+    expect(withoutStore.store.reason).toMatch(/^the shared store does not answer: ./);
+    await fleet.store.restart({});
+    expect((await readyBecomes(url, 200, 'ready with the store back')).store.ok).toBe(true);
+  });
+});
