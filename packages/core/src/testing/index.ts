@@ -6,3 +6,4 @@ export { framesOfRows, loadFixture } from '../testFixtures.ts';
 export * from './recordedPayloads.ts';
 export * from './explainIoRuns.ts';
 export * from './labRuns.ts';
+export * from './compareSides.ts';
