@@ -40,5 +40,9 @@ export const baselineSchema = z.object({
 });
 export type Baseline = z.infer<typeof baselineSchema>;
 
-export const baselineListSchema = z.object({ baselines: z.array(baselineSchema) });
+export const baselineListSchema = z.object({
+  baselines: z.array(baselineSchema),
+  /** Why none can be kept or read here (recording off, the store paused); absent when they can. */
+  unavailable: z.string().optional(),
+});
 export type BaselineList = z.infer<typeof baselineListSchema>;

@@ -6,6 +6,7 @@ import type {
   RecordingHeader,
   RollupPoint,
 } from '@aioscope/spec';
+import type { BaselineShelf } from './baselineShelf.ts';
 
 /**
  * The past of one target, however it is kept: the recorder's store (DuckDB under the data folder)
@@ -28,6 +29,8 @@ export interface HistoryReader {
 /** Every target's history, by target id; a consumer of the monitors, like the live hub. */
 export interface HistoryCatalog {
   get(targetId: string): HistoryReader | undefined;
+  /** The store's baselines; absent when nothing is recorded (--no-record): they need the store. */
+  readonly baselines?: BaselineShelf;
 }
 
 /** A range with nothing in it: what a reader answers before anything was kept. */

@@ -109,7 +109,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       if (kind === 'started') lab.addEvent('labRunStarted', `${what} started`);
       else lab.addEvent('labRunEnded', `${what} ${experiment.status}`);
     });
-    app.decorate('history', { get: (id: string) => readers.get(id) });
+    app.decorate('history', { get: (id: string) => readers.get(id), baselines: store.baselines });
     app.addHook('onClose', async () => {
       stopLab();
       stopFollowing();
