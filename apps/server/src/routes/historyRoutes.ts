@@ -10,6 +10,7 @@ import {
   type HistoryReaders,
   type HistoryRollups,
 } from '@aioscope/spec';
+import { registerCompareRoute } from './compare.ts';
 import { findHistory, firstIssue, parseRange, type HistorySources, type Refusal } from './historyLookup.ts';
 
 const stepQuerySchema = z.object({
@@ -87,4 +88,7 @@ export function registerHistoryRoutes(app: FastifyInstance, sources: HistorySour
     const body: HistoryEvents = { targetId: found.reader.targetId, events: await found.reader.events(parsed.range) };
     return body;
   });
+
+  // Two ranges side by side: read through the same lookup, so any side the routes above serve can be compared.
+  registerCompareRoute(app, sources);
 }
