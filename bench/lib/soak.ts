@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { FRAME_HISTORY_SECONDS } from '../../apps/server/src/sampler/targetMonitor.ts';
+import { RECENT_FRAMES_SECONDS } from '../../apps/server/src/sampler/targetMonitor.ts';
 import { startBenchAioscope } from './aioscope.ts';
 import { log, sleep, using, verdict, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
 import { processRssBytes } from './proc.ts';
@@ -70,7 +70,7 @@ export async function runSoak(options: BenchOptions, parent: Cleanups): Promise<
       await sleep(60_000);
       sample(minute);
     }
-    const baselineMinute = minutes >= 4 ? Math.ceil(FRAME_HISTORY_SECONDS / 60) + 1 : 1;
+    const baselineMinute = minutes >= 4 ? Math.ceil(RECENT_FRAMES_SECONDS / 60) + 1 : 1;
     const baseline = samples.find((s) => s.minute === baselineMinute) ?? (samples[0] as SoakSample);
     const later = samples.filter((s) => s.minute > baseline.minute);
     const drift = (get: (s: SoakSample) => number): number =>

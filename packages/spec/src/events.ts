@@ -23,7 +23,7 @@ export const joinTargetReplySchema = z.discriminatedUnion('ok', [
 ]);
 export type JoinTargetReply = z.infer<typeof joinTargetReplySchema>;
 
-/** Sent once on join: recent history from the server's ring buffers; replaces the client's state. */
+/** Sent once on join: the recent frames and deltas of the server's ring buffers; replaces the client's state. */
 export const liveSnapshotSchema = z.object({
   targetId: z.string(),
   frames: z.array(liveFrameSchema),

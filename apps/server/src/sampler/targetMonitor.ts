@@ -17,8 +17,8 @@ import { STAT_INTERVAL_MS, StatSampler } from './statSampler.ts';
 import { TargetInspector } from './targetInspector.ts';
 import { startTicker, type Ticker } from './ticker.ts';
 
-/** Seconds of live frames kept for snapshots. */
-export const FRAME_HISTORY_SECONDS = 120;
+/** Seconds of recent frames kept in memory for the snapshot a joining viewer gets (the store keeps history). */
+export const RECENT_FRAMES_SECONDS = 120;
 /** Hard cap on kept frames whatever the rate (120 s at 100 Hz). */
 export const MAX_FRAMES = 12_000;
 /** pg_stat_io deltas kept (one per second). */
@@ -34,7 +34,7 @@ export interface TargetMonitorOptions {
 /**
  * Watches one target. The sources are modules of their own (fast sampler, stat sampler, server
  * info, on-demand inspector); the monitor schedules them, keeps the connection status and a
- * bounded recent history, and tells consumers through one typed emitter.
+ * bounded window of recent frames and deltas (for snapshots), and tells consumers through one typed emitter.
  */
 export class TargetMonitor implements MonitorFeed {
   readonly id: string;
@@ -173,7 +173,7 @@ export class TargetMonitor implements MonitorFeed {
 
   private recordFrame(frame: LiveFrame): void {
     appendBounded(this.frames, frame, MAX_FRAMES);
-    trimBefore(this.frames, frame.t - FRAME_HISTORY_SECONDS * 1000);
+    trimBefore(this.frames, frame.t - RECENT_FRAMES_SECONDS * 1000);
     this.status.lastFrameAt = frame.t;
     this.events.emit('frame', frame);
   }
