@@ -35,6 +35,7 @@ import { WaitEventsPanel } from './panels/WaitEventsPanel.tsx';
 import { WorkerPanel } from './panels/WorkerPanel.tsx';
 import { UserBadge } from './panels/UserBadge.tsx';
 import { applyTheme, initialTheme, ThemeContext, type Theme } from './theme.ts';
+import { HeldOffscreen } from './app/HeldOffscreen.tsx';
 import { lazyComponent } from './app/lazyComponent.tsx';
 
 /** The overview of several servers: a page of its own, its script only where it is shown. */
@@ -125,6 +126,8 @@ export function App(): ReactNode {
   const processRows = past?.processRows ?? clock.processRows;
   const scans = past?.scans ?? clock.scans;
   const longRange = time.view.mode === 'range' && !readsRawFrames(time.view);
+  // What a panel held off screen renders for at once: another server or range (HeldOffscreen).
+  const shownKey = `${targetId ?? ''} ${time.view.mode === 'range' ? `${time.view.from}-${time.view.to}` : 'live'}`;
   // Stable across renders: every time chart reads it from context, and a new function would
   // re-render each of them at every bucket. Written after the commit, never while rendering.
   const setViewRef = useRef(time.setView);
@@ -244,48 +247,58 @@ export function App(): ReactNode {
                 <>
                   {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the panels. */}
                   <main className="panels" id="live" tabIndex={-1}>
-                    <InflightPanel
-                      frames={frames}
-                      summary={summary}
-                      domain={domain}
-                      bucketMs={shownBucketMs}
-                      target={target}
-                      store={store}
-                      stale={past === null && clock.stale}
-                    />
-                    <BytesPerReadPanel
-                      frames={frames}
-                      summary={summary}
-                      deltas={deltas}
-                      domain={domain}
-                      target={target}
-                    />
-                    <WorkerPanel
-                      frames={frames}
-                      momentFrames={past?.momentFrames}
-                      summary={summary}
-                      domain={domain}
-                      bucketMs={shownBucketMs}
-                      target={target}
-                    />
+                    <HeldOffscreen urgent={shownKey}>
+                      <InflightPanel
+                        frames={frames}
+                        summary={summary}
+                        domain={domain}
+                        bucketMs={shownBucketMs}
+                        target={target}
+                        store={store}
+                        stale={past === null && clock.stale}
+                      />
+                    </HeldOffscreen>
+                    <HeldOffscreen urgent={shownKey}>
+                      <BytesPerReadPanel
+                        frames={frames}
+                        summary={summary}
+                        deltas={deltas}
+                        domain={domain}
+                        target={target}
+                      />
+                    </HeldOffscreen>
+                    <HeldOffscreen urgent={shownKey}>
+                      <WorkerPanel
+                        frames={frames}
+                        momentFrames={past?.momentFrames}
+                        summary={summary}
+                        domain={domain}
+                        bucketMs={shownBucketMs}
+                        target={target}
+                      />
+                    </HeldOffscreen>
                   </main>
                   <section className="panels panels-wide">
-                    <ScanMapPanel
-                      hasSample={latest !== undefined}
-                      scans={scans}
-                      target={target}
-                      selectedPid={selectedPid}
-                      onSelectPid={setSelectedPid}
-                    />
+                    <HeldOffscreen urgent={`${shownKey} ${selectedPid ?? ''}`}>
+                      <ScanMapPanel
+                        hasSample={latest !== undefined}
+                        scans={scans}
+                        target={target}
+                        selectedPid={selectedPid}
+                        onSelectPid={setSelectedPid}
+                      />
+                    </HeldOffscreen>
                   </section>
                   <section className="panels panels-split">
-                    <ProcessesPanel
-                      rows={processRows}
-                      target={target}
-                      serverNow={Math.floor(serverNow / 1000) * 1000}
-                      selectedPid={selectedPid}
-                      onSelectPid={setSelectedPid}
-                    />
+                    <HeldOffscreen urgent={`${shownKey} ${selectedPid ?? ''}`}>
+                      <ProcessesPanel
+                        rows={processRows}
+                        target={target}
+                        serverNow={Math.floor(serverNow / 1000) * 1000}
+                        selectedPid={selectedPid}
+                        onSelectPid={setSelectedPid}
+                      />
+                    </HeldOffscreen>
                     <ProcessDetailPanel
                       pid={selectedPid}
                       process={processRows.find((row) => row.process.pid === selectedPid)?.process}
@@ -297,8 +310,12 @@ export function App(): ReactNode {
                     />
                   </section>
                   <section className="panels">
-                    <ReadCombiningPanel frames={frames} summary={summary} deltas={deltas} target={target} />
-                    <WaitEventsPanel frames={frames} domain={domain} bucketMs={shownBucketMs} target={target} />
+                    <HeldOffscreen urgent={shownKey}>
+                      <ReadCombiningPanel frames={frames} summary={summary} deltas={deltas} target={target} />
+                    </HeldOffscreen>
+                    <HeldOffscreen urgent={shownKey}>
+                      <WaitEventsPanel frames={frames} domain={domain} bucketMs={shownBucketMs} target={target} />
+                    </HeldOffscreen>
                   </section>
                 </>
               )}

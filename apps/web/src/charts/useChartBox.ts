@@ -1,4 +1,5 @@
 import { useEffect, useState, type RefObject } from 'react';
+import { useNearScreen } from '../app/useNearScreen.ts';
 
 export interface ChartBox {
   /** Content width in CSS pixels (0 until measured). */
@@ -7,33 +8,19 @@ export interface ChartBox {
   visible: boolean;
 }
 
-/** Near enough to the viewport to draw: scrolling brings it into view within a paint or two. */
-const VISIBLE_MARGIN = '200px';
-
 /**
  * Width and visibility of a chart's wrapper. Charts redraw at every bucket (and the strip at
  * every sample); one scrolled out of view has no reason to, and on a long dashboard most are.
  */
 export function useChartBox(element: RefObject<HTMLElement | null>): ChartBox {
   const [width, setWidth] = useState(0);
-  const [visible, setVisible] = useState(true);
+  const visible = useNearScreen(element);
   useEffect(() => {
     const node = element.current;
     if (node === null) return undefined;
     const resize = new ResizeObserver((entries) => setWidth(Math.floor(entries[0]?.contentRect.width ?? 0)));
     resize.observe(node);
-    const intersection = new IntersectionObserver(
-      (entries) => {
-        const entry = entries[entries.length - 1];
-        if (entry !== undefined) setVisible(entry.isIntersecting);
-      },
-      { rootMargin: VISIBLE_MARGIN },
-    );
-    intersection.observe(node);
-    return () => {
-      resize.disconnect();
-      intersection.disconnect();
-    };
+    return () => resize.disconnect();
   }, [element]);
   return { width, visible };
 }

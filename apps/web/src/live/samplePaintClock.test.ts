@@ -79,4 +79,27 @@ describe('SamplePaintClock', () => {
     expect(frames.run()).toBe(0);
     expect(listener).not.toHaveBeenCalled();
   });
+
+  it('runs a paced view at shared ticks no closer than its interval, and shows the last change when its time comes', () => {
+    const frames = manualFrames();
+    const store = new LiveStore();
+    const clock = new SamplePaintClock(store, 40);
+    const calls: string[] = [];
+    clock.subscribe(() => calls.push('strip'));
+    clock.subscribe(() => calls.push(`figures ${store.latestFrame()?.t}`), 250);
+
+    store.addFrame(frame(1_000));
+    frames.run();
+    for (const t of [1_050, 1_100, 1_150]) {
+      vi.advanceTimersByTime(50);
+      store.addFrame(frame(t));
+      frames.run();
+    }
+    expect(calls).toEqual(['strip', 'figures 1000', 'strip', 'strip', 'strip']);
+
+    // No more samples: the tick asked for at 250 ms shows the newest one.
+    vi.advanceTimersByTime(100);
+    expect(frames.run()).toBe(1);
+    expect(calls.slice(5)).toEqual(['strip', 'figures 1150']);
+  });
 });

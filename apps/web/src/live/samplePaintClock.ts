@@ -23,18 +23,51 @@ export class SamplePaintClock {
     }, minIntervalMs);
   }
 
-  /** Calls `listener` at the shared tick after every store change; returns the unsubscribe function. */
-  subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
+  /**
+   * Calls `listener` at the shared tick after every store change, or, with `everyMs`, at a shared
+   * tick at most once per `everyMs` (the last change still shown, by a tick asked for when its time
+   * comes); returns the unsubscribe function.
+   */
+  subscribe(listener: () => void, everyMs = 0): () => void {
+    const paced = everyMs > 0 ? this.paced(listener, everyMs) : { call: listener, cancel: () => undefined };
+    this.listeners.add(paced.call);
     // Every change, not only frames: a snapshot after a reconnect replaces the newest frame.
     this.unsubscribeStore ??= this.store.subscribe(this.throttle.schedule);
     return () => {
-      this.listeners.delete(listener);
+      paced.cancel();
+      this.listeners.delete(paced.call);
       if (this.listeners.size > 0) return;
       this.unsubscribeStore?.();
       this.unsubscribeStore = null;
       this.throttle.cancel();
     };
+  }
+
+  /** A listener run at shared ticks no closer than `everyMs`; a change skipped asks for a later tick. */
+  private paced(listener: () => void, everyMs: number): { call: () => void; cancel: () => void } {
+    let calledAt = Number.NEGATIVE_INFINITY;
+    let later: ReturnType<typeof setTimeout> | null = null;
+    const cancel = (): void => {
+      if (later !== null) clearTimeout(later);
+      later = null;
+    };
+    const call = (): void => {
+      const now = performance.now();
+      if (now - calledAt >= everyMs) {
+        cancel();
+        calledAt = now;
+        listener();
+        return;
+      }
+      later ??= setTimeout(
+        () => {
+          later = null;
+          this.request();
+        },
+        everyMs - (now - calledAt),
+      );
+    };
+    return { call, cancel };
   }
 
   /** Asks for a shared tick without a store change (a view that must move on while no frame comes). */

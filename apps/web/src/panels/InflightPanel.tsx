@@ -8,7 +8,7 @@ import { byteTicks } from '../charts/ticks.ts';
 import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import type { LiveStore } from '../live/liveStore.ts';
-import { useLatestFrame } from '../live/useLatestFrame.ts';
+import { NOW_FIGURES_INTERVAL_MS, useLatestFrame } from '../live/useLatestFrame.ts';
 import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
@@ -52,7 +52,10 @@ function reducerFor(groups: readonly StateSeries[]): BucketReducer<LiveFrame> {
   return { reduce, empty };
 }
 
-/** The newest sample's figures: they follow every frame (at most one render per animation tick). */
+/** What the "now" figures say of their own rate (the strip under them draws every sample). */
+const NOW_FIGURES_RATE = `Shown ${1000 / NOW_FIGURES_INTERVAL_MS} times a second; the strip below draws every sample`;
+
+/** The newest sample's figures, rendered 4 times a second at a tick of the strip (useLatestFrame). */
 const InflightNow = memo(function InflightNow({
   store,
   stale,
@@ -71,13 +74,13 @@ const InflightNow = memo(function InflightNow({
         label="now"
         value={formatNumber(latest?.inflight?.total.count ?? null, 0)}
         testId="inflight-now"
-        explain="Read I/Os listed in pg_aios at the latest sample (any state), issued by any process."
+        explain={`Read I/Os listed in pg_aios at the latest sample (any state), issued by any process. ${NOW_FIGURES_RATE}.`}
       />
       <Figure
         label="bytes now"
         value={formatBytes(latest?.inflight?.total.bytes ?? null)}
         testId="inflight-bytes-now"
-        explain="Sum of pg_aios.length over the reads in flight at the latest sample."
+        explain={`Sum of pg_aios.length over the reads in flight at the latest sample. ${NOW_FIGURES_RATE}.`}
       />
       {/* Only io workers have a backlog: under io_uring a SUBMITTED read is in the kernel. */}
       {showsWorkerFigures(method) ? (
@@ -85,7 +88,7 @@ const InflightNow = memo(function InflightNow({
           label="worker backlog now"
           value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
           testId="inflight-worker-backlog"
-          explain="SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL."
+          explain={`SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL. ${NOW_FIGURES_RATE}.`}
         />
       ) : null}
     </>
@@ -138,7 +141,7 @@ export function InflightPanel({
     <Panel
       title="Reads in flight"
       testId="panel-inflight"
-      source={`pg_aios (reads, operation readv), sampled at ${rate} Hz · chart: mean per ${bucketMs} ms`}
+      source={`pg_aios (reads, operation readv), sampled at ${rate} Hz · now: shown at ${1000 / NOW_FIGURES_INTERVAL_MS} Hz · chart: mean per ${bucketMs} ms`}
     >
       {unavailable !== null ? (
         <EmptyState>{unavailable}</EmptyState>

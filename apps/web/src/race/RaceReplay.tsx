@@ -13,7 +13,7 @@ import {
   stepTimes,
   tooShort,
 } from './raceTimeline.ts';
-import { REPLAY_SPEEDS, useReplay, type ReplaySpeed } from './useReplay.ts';
+import { REPLAY_DRAW_INTERVAL_MS, REPLAY_SPEEDS, useReplay, type ReplaySpeed } from './useReplay.ts';
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 1: '1×', 0.25: '1/4×', 0.1: '1/10×' };
 
@@ -121,7 +121,11 @@ export function RaceReplay({ race, presenting = false }: RaceReplayProps): React
             </button>
           ))}
         </span>
-        <span className="race-clock" data-testid="race-clock">
+        <span
+          className="race-clock"
+          data-testid="race-clock"
+          title={`captured at ${race.captureHz} Hz; the replay draws up to ${1000 / REPLAY_DRAW_INTERVAL_MS} times a second, and every captured frame when stepped`}
+        >
           {formatNumber(replay.atMs, 0)} / {formatNumber(duration, 0)} ms · {SPEED_LABELS[replay.speed]}
         </span>
       </div>

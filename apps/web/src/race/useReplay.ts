@@ -17,6 +17,14 @@ export interface Replay {
   replay(): void;
 }
 
+/**
+ * The replay draws at most 20 times a second, the live page's default sample rate: at 1× a 100 Hz
+ * capture would otherwise render the lanes at every animation tick (60 a second here), which made
+ * the race busier than the live dashboard it sits on. Stepping and slow motion still reach every
+ * captured frame (at 1/4× a 100 Hz capture is 25 frames a second of replay).
+ */
+export const REPLAY_DRAW_INTERVAL_MS = 50;
+
 /** The step a frame-by-frame move lands on: the nearest frame time strictly past `atMs` in that direction. */
 export function nextStep(steps: readonly number[], atMs: number, direction: 1 | -1): number {
   if (direction === 1) return steps.find((t) => t > atMs + 0.05) ?? steps[steps.length - 1] ?? 0;
@@ -43,13 +51,17 @@ export function useReplay(durationMs: number, steps: readonly number[], autoPlay
     if (!playing) return;
     let handle = 0;
     let previous: number | null = null;
+    let publishedAt = Number.NEGATIVE_INFINITY;
     const tick = (now: number): void => {
       const next = Math.min(durationMs, position.current + (now - (previous ?? now)) * speed);
       previous = now;
       position.current = next;
       // Published at frame times only: at 1/10× a 100 Hz capture changes ~10 times a second, and
       // React skips a render when the value is unchanged (measured: 43 % main thread without this).
-      setAtMs(next >= durationMs ? durationMs : frameTimeAt(steps, next));
+      if (next >= durationMs || now - publishedAt >= REPLAY_DRAW_INTERVAL_MS - 1) {
+        publishedAt = now;
+        setAtMs(next >= durationMs ? durationMs : frameTimeAt(steps, next));
+      }
       if (next >= durationMs) setPlaying(false);
       else handle = requestAnimationFrame(tick);
     };
