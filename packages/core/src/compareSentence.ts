@@ -85,12 +85,13 @@ function inflightPart(a: CompareSide, b: CompareSide): string | null {
 }
 
 function ioWorkersPart(a: CompareSide, b: CompareSide, differ: readonly SettingDifference[]): string | null {
-  const method = differ.find((difference) => difference.name === 'io_method');
-  if (method !== undefined) return `io_method ${method.a ?? 'none'} instead of ${method.b ?? 'none'}`;
+  // Before 18 there is no io_method: the version part already says what differs.
+  const method = differ.find((difference) => difference.name === 'io_method' && isOnBothSides(difference));
+  if (method !== undefined) return `io_method ${method.a ?? ''} instead of ${method.b ?? ''}`;
   if (a.ioMethod !== 'worker' || b.ioMethod !== 'worker') return null;
   const parts = differ
-    .filter((difference) => IO_WORKER_SETTINGS.includes(difference.name))
-    .map((difference) => `${difference.name} ${difference.a ?? 'unset'} instead of ${difference.b ?? 'unset'}`);
+    .filter((difference) => IO_WORKER_SETTINGS.includes(difference.name) && isOnBothSides(difference))
+    .map((difference) => `${difference.name} ${difference.a ?? ''} instead of ${difference.b ?? ''}`);
   const left = valueOf(a, 'ioWorkerBusyShare');
   const right = valueOf(b, 'ioWorkerBusyShare');
   if (left !== null && right !== null && Math.abs(left - right) >= COMPARE_THRESHOLDS.busyShareDifference) {
@@ -122,12 +123,22 @@ function waitsPart(a: CompareSide, b: CompareSide): string | null {
   return `waits mostly on ${waitName(left.event)} instead of ${waitName(right.event)}`;
 }
 
+/**
+ * A setting only one side lists was not read on the other (an older version or recording), which
+ * is not a difference of value: the table shows it, the sentence leaves it out.
+ */
+function isOnBothSides(difference: SettingDifference): boolean {
+  return difference.a !== null && difference.b !== null;
+}
+
 function settingsPart(differ: readonly SettingDifference[]): string | null {
-  const others = differ.filter((difference) => !IO_WORKER_SETTINGS.includes(difference.name));
+  const others = differ.filter(
+    (difference) => !IO_WORKER_SETTINGS.includes(difference.name) && isOnBothSides(difference),
+  );
   if (others.length === 0) return null;
   const named = others
     .slice(0, SETTINGS_NAMED)
-    .map((difference) => `${difference.name} ${difference.a ?? 'unset'} instead of ${difference.b ?? 'unset'}`);
+    .map((difference) => `${difference.name} ${difference.a ?? ''} instead of ${difference.b ?? ''}`);
   const more = others.length - named.length;
   return more > 0 ? `${named.join(', ')} (and ${more} more settings)` : named.join(', ');
 }

@@ -10,6 +10,7 @@ export const queryKeys = {
     ['targets', id, 'history', 'rollups', from, to, stepMs] as const,
   historyEvents: (id: string, from: number, to: number) => ['targets', id, 'history', 'events', from, to] as const,
   historyReaders: (id: string, from: number, to: number) => ['targets', id, 'history', 'readers', from, to] as const,
+  compare: (query: string) => ['compare', query] as const,
   overview: () => ['overview'] as const,
   identity: () => ['me'] as const,
   labInfo: () => ['lab'] as const,

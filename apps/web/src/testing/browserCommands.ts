@@ -20,4 +20,16 @@ const recordedPayloads: BrowserCommand<[serverName: string]> = async ({ project 
   return overTheWire(buildPayloads(server)) as RecordedPayloads;
 };
 
-export const componentTestCommands = { recordedPayloads };
+/** The side Compare tests name for the PostgreSQL 17 side (core/testing sideOf17). */
+const PG17_SIDE = 'pg17.10';
+
+/** GET /api/compare as the server answers it for two recorded sides, built in Node by core's compare. */
+const recordedCompare: BrowserCommand<[a: string, b: string]> = async ({ project }, a, b) => {
+  const testing = await project.import<CoreTesting>('@aioscope/core/testing');
+  const core = await project.import<typeof import('@aioscope/core')>('@aioscope/core');
+  const side = (name: string): ReturnType<typeof core.compareSide> =>
+    core.compareSide(name === PG17_SIDE ? testing.sideOf17() : testing.sideOfRecording(name));
+  return testing.overTheWire(core.compareSides(side(a), side(b)));
+};
+
+export const componentTestCommands = { recordedPayloads, recordedCompare };

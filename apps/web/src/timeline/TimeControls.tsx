@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { HistoryExtent } from '@aioscope/spec';
 import { exportUrls } from '../api/history.ts';
+import { compareHref, sameLengthBefore } from '../compare/compareLink.ts';
 import { formatBytes, formatDuration } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
 import { momentKeyMove } from './momentKeys.ts';
@@ -133,6 +134,16 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
               </a>
               <a className="time-button" href={exportUrls(targetId, view.from, view.to).csv} download>
                 CSV
+              </a>
+              <a
+                className="time-button"
+                href={compareHref({
+                  a: { targetId, from: view.from, to: view.to },
+                  b: sameLengthBefore({ targetId, from: view.from, to: view.to }),
+                })}
+                data-testid="open-compare"
+              >
+                Compare…
               </a>
             </>
           ) : null}
