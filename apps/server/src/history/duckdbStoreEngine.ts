@@ -90,6 +90,7 @@ export class DuckDbStoreEngine implements StoreEngine {
       {
         read: (query, closed) => this.read(query, closed),
         rawChunks: () => this.rawChunks(),
+        keepsDescriptions: true,
         limits: state.limits,
         recordingStatus: () => state.recordingStatus(),
         bytesOnDisk: () => state.bytesOnDisk(),

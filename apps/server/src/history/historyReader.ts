@@ -24,6 +24,11 @@ export interface HistoryReader {
   events(range: HistoryRange): Promise<HistoryEvent[]>;
   /** What a recording file of [from, to) says about itself, minus its range and counts. */
   describe(): Promise<Omit<RecordingHeader, 'range' | 'counts' | 'createdAt' | 'format' | 'version' | 'producer'>>;
+  /**
+   * What describe() said at time t (server version, capabilities, rates as they were then): a
+   * store's description history; a recording file's header (one description for all of it).
+   */
+  describeAt(t: number): ReturnType<HistoryReader['describe']>;
 }
 
 /** Every target's history, by target id; a consumer of the monitors, like the live hub. */

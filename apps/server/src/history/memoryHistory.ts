@@ -76,6 +76,11 @@ export class MemoryHistory implements HistoryReader {
     return Promise.resolve(within(this.recording.events, range));
   }
 
+  /** One description for all of it, as a recording file's header. */
+  describeAt(): ReturnType<HistoryReader['describe']> {
+    return this.describe();
+  }
+
   describe(): ReturnType<HistoryReader['describe']> {
     const { target, server, capabilities, sampleRateHz, statRateHz } = this.recording.header;
     return Promise.resolve({ target, server, capabilities, sampleRateHz, statRateHz });

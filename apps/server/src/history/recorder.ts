@@ -163,6 +163,7 @@ export class Recorder {
   }
 
   private saveDescription(): void {
-    this.store.enqueue({ table: 'target', target: this.feed.id, description: JSON.stringify(this.describe()) });
+    const description = JSON.stringify(this.describe());
+    this.store.enqueue({ table: 'target', target: this.feed.id, t: Date.now(), description });
   }
 }

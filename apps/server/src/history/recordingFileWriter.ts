@@ -103,7 +103,8 @@ export async function prepareRecording(
       version: RECORDING_VERSION,
       producer: PRODUCER_VERSION,
       createdAt,
-      ...(await reader.describe()),
+      // As the target was when the range began, not as it is now (another server version since?).
+      ...(await reader.describeAt(range.from)),
       range: { from: range.from, to: range.to },
       counts,
     };

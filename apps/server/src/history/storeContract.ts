@@ -4,7 +4,7 @@ import type { Baseline } from '@aioscope/spec';
 import { StoreClosedError } from './baselineShelf.ts';
 import { HistoryStore, RETRY_INTERVAL_MS } from './historyStore.ts';
 import { NewerStoreError } from './migrations.ts';
-import { RAW_KIND, type PendingRow, type StoreEngine } from './storeEngine.ts';
+import { RAW_KIND, type PendingRow, type StoreEngine, type TargetDescription } from './storeEngine.ts';
 import {
   STORE_FIXTURE_LIMITS,
   STORE_FIXTURE_TARGET,
@@ -186,6 +186,44 @@ export function describeStoreContract(kind: string, makeStore: (name: string) =>
           await reopened.close();
         }
         await expect(reopened.listBaselines()).rejects.toBeInstanceOf(StoreClosedError);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it('describes a target as it was at a moment: each change of its description kept, the latest stored', async () => {
+      const subject = await fresh('descriptions');
+      const engine = subject.engine();
+      await engine.open();
+      const described = (version: string): TargetDescription =>
+        ({ target: { id: 'a', name: 'a' }, server: { version } }) as unknown as TargetDescription;
+      const row = (t: number, version: string): PendingRow => ({
+        table: 'target',
+        target: 'a',
+        t,
+        description: JSON.stringify(described(version)),
+      });
+      try {
+        // A restart says the same again (2,000); an upgrade changes it (3,000); a downgrade back (5,000).
+        await engine.write([row(1_000, '17.6'), row(2_000, '17.6')]);
+        await engine.write([row(3_000, '18.1')]);
+        await engine.write([row(5_000, '17.6')]);
+        const state = {
+          limits: STORE_FIXTURE_LIMITS,
+          recordingStatus: () => ({ state: 'recording' as const, reason: null }),
+          bytesOnDisk: () => engine.bytesOnDisk(),
+        };
+        const reader = engine.reader('a', state, () => described('now'));
+        const at = async (t: number): Promise<unknown> => (await reader.describeAt(t)).server;
+        expect(await at(500)).toEqual({ version: '17.6' }); // before the first one known: the oldest
+        expect(await at(2_500)).toEqual({ version: '17.6' });
+        expect(await at(3_000)).toEqual({ version: '18.1' });
+        expect(await at(4_999)).toEqual({ version: '18.1' });
+        expect(await at(9_000)).toEqual({ version: '17.6' });
+        expect((await engine.storedDescription('a'))?.server).toEqual({ version: '17.6' });
+        // A target the store never described: the reader's own description.
+        const other = engine.reader('b', state, () => described('live'));
+        expect((await other.describeAt(1_000)).server).toEqual({ version: 'live' });
       } finally {
         await engine.close();
       }

@@ -14,7 +14,8 @@ export type PendingRow =
   | { table: 'raw'; target: string; kind: RawKind; t: number; hasScans: boolean; body: string }
   | { table: 'rollup'; target: string; acc: RollupAccumulator }
   | { table: 'event'; target: string; event: HistoryEvent }
-  | { table: 'target'; target: string; description: string };
+  /** t: when this description took effect (the store keeps each change: descriptionHistory.ts). */
+  | { table: 'target'; target: string; t: number; description: string };
 
 export type TargetDescription = Awaited<ReturnType<HistoryReader['describe']>>;
 

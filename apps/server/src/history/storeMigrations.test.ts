@@ -97,7 +97,14 @@ describe('the history store’s version', () => {
     expect(info).toEqual([`history store created at version ${STORE_VERSION}`]);
     const file = path.join(dir, STORE_FILE);
     expect(await withDuckdb(file, readStoreMeta)).toEqual({ storeVersion: STORE_VERSION, bodyVersion: BODY_VERSION });
-    expect(await tablesIn(file)).toEqual(['baselines', 'events', 'rollups', 'store_meta', 'targets']);
+    expect(await tablesIn(file)).toEqual([
+      'baselines',
+      'events',
+      'rollups',
+      'store_meta',
+      'target_descriptions',
+      'targets',
+    ]);
 
     // The mechanism, on the first release's step and made-up ones after it.
     const dir1 = await tempDir();

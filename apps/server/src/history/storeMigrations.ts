@@ -44,6 +44,17 @@ export const STORE_MIGRATIONS: readonly Migration<DuckDBConnection>[] = [
       );
     },
   },
+  {
+    version: 3,
+    describe: "targets' descriptions through time, so a range is described as it was recorded",
+    up: async (connection: DuckDBConnection): Promise<void> => {
+      await connection.run(
+        'CREATE TABLE target_descriptions (target VARCHAR NOT NULL, since DOUBLE NOT NULL, description VARCHAR NOT NULL)',
+      );
+      // When the latest description took effect is not known: it stands for all that came before.
+      await connection.run('INSERT INTO target_descriptions SELECT target, 0, description FROM targets');
+    },
+  },
 ];
 
 export const STORE_VERSION = latestVersion(STORE_MIGRATIONS);

@@ -9,6 +9,7 @@ import type {
   ProcessesSnapshot,
   RollupPoint,
 } from '@aioscope/spec';
+import { DUCKDB_TYPES, describeAtSql } from './descriptionHistory.ts';
 import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
 import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from './storeEngine.ts';
 import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName, rollupPointsOf } from './storeSchema.ts';
@@ -24,7 +25,14 @@ export interface StoreReads extends StoreState {
   read<T>(query: (connection: DuckDBConnection) => Promise<T>, closed: T): Promise<T>;
   /** Raw chunks in the database, oldest first. */
   rawChunks(): number[];
+  /**
+   * The database keeps target_descriptions (the recorder's store); an opened file's database has
+   * none: one header describes all of it.
+   */
+  readonly keepsDescriptions?: boolean;
 }
+
+const DESCRIBE_AT = describeAtSql('target_descriptions', DUCKDB_TYPES);
 
 /** Chunks searched back for the scan map and processes table in force at a range's start. */
 const LOOKBACK_CHUNKS = 2;
@@ -44,6 +52,15 @@ export class StoreHistoryReader implements HistoryReader {
 
   describe(): Promise<TargetDescription> {
     return Promise.resolve(this.describeTarget());
+  }
+
+  async describeAt(t: number): Promise<TargetDescription> {
+    if (this.store.keepsDescriptions !== true) return this.describeTarget();
+    const json = await this.store.read(
+      async (connection) => (await connection.runAndReadAll(DESCRIBE_AT, [this.storedAs, t])).getRowsJS()[0]?.[0],
+      undefined,
+    );
+    return typeof json === 'string' ? (JSON.parse(json) as TargetDescription) : this.describeTarget();
   }
 
   async extent(): Promise<HistoryExtent> {

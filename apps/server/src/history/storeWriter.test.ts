@@ -42,8 +42,8 @@ describe('writeBatch', () => {
         raw(T0 + 51, '{"t":2}'),
         { table: 'rollup', target: 'a', acc },
         { table: 'event', target: 'a', event: { t: T0 + 5, kind: 'connected', message: 'connected' } },
-        { table: 'target', target: 'a', description: '{"n":1}' },
-        { table: 'target', target: 'a', description: '{"n":2}' },
+        { table: 'target', target: 'a', t: T0, description: '{"n":1}' },
+        { table: 'target', target: 'a', t: T0 + 1, description: '{"n":2}' },
       ],
       chunks,
     );

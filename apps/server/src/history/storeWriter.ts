@@ -1,7 +1,9 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import { DUCKDB_TYPES, appendDescriptionSql } from './descriptionHistory.ts';
 import type { PendingRow } from './storeEngine.ts';
 import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, createRawTableSql, rawChunkOf, rawTableName } from './storeSchema.ts';
 
+const APPEND_DESCRIPTION = appendDescriptionSql('target_descriptions', DUCKDB_TYPES);
 const ROLLUP_FIELDS = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
 /** Columns of each table in its CREATE TABLE order, which is the order an appender fills them in. */
 const RAW_COLUMN_COUNT = 5;
@@ -28,7 +30,7 @@ export async function writeBatch(
   const raw = new Map<number, RawRow[]>();
   const rollups: RollupRow[] = [];
   const events: EventRow[] = [];
-  const targets = new Map<string, string>();
+  const targets: Extract<PendingRow, { table: 'target' }>[] = [];
   for (const row of rows) {
     switch (row.table) {
       case 'raw': {
@@ -45,7 +47,7 @@ export async function writeBatch(
         events.push(row);
         break;
       case 'target':
-        targets.set(row.target, row.description);
+        targets.push(row);
         break;
     }
   }
@@ -57,8 +59,9 @@ export async function writeBatch(
     }
     await append(connection, 'rollups', ROLLUP_COLUMN_COUNT, rollups, appendRollup);
     await append(connection, 'events', EVENT_COLUMN_COUNT, events, appendEvent);
-    for (const [target, description] of targets) {
+    for (const { target, t, description } of targets) {
       await connection.run('INSERT OR REPLACE INTO targets VALUES ($1, $2)', [target, description]);
+      await connection.run(APPEND_DESCRIPTION, [target, t, description]);
     }
     await connection.run('COMMIT');
   } catch (error) {

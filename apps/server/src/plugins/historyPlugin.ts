@@ -143,5 +143,6 @@ function offReader(targetId: string, limits: RecordingLimits, description: () =>
     rollups: () => Promise.resolve([]),
     events: () => Promise.resolve([]),
     describe: () => Promise.resolve(description()),
+    describeAt: () => Promise.resolve(description()),
   };
 }

@@ -65,6 +65,7 @@ function unwatchedReader(kept: HistoryReader): HistoryReader {
     rollups: (range, stepMs) => kept.rollups(range, stepMs),
     events: (range) => kept.events(range),
     describe: () => kept.describe(),
+    describeAt: (t) => kept.describeAt(t),
   };
 }
 

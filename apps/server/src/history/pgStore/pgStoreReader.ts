@@ -9,10 +9,13 @@ import type {
   ProcessesSnapshot,
   RollupPoint,
 } from '@aioscope/spec';
+import { PG_TYPES, describeAtSql } from '../descriptionHistory.ts';
 import { emptyHistoryFrames, type HistoryReader } from '../historyReader.ts';
 import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from '../storeEngine.ts';
 import { RAW_CHUNK_MS, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rollupPointsOf } from '../storeSchema.ts';
 import { PG_SCHEMA } from './pgStoreSchema.ts';
+
+const DESCRIBE_AT = describeAtSql(`${PG_SCHEMA}.target_descriptions`, PG_TYPES);
 
 export type PgRead = <T>(query: (pool: pg.Pool) => Promise<T>, closed: T) => Promise<T>;
 
@@ -40,6 +43,14 @@ export class PgHistoryReader implements HistoryReader {
 
   describe(): Promise<TargetDescription> {
     return Promise.resolve(this.describeTarget());
+  }
+
+  async describeAt(t: number): Promise<TargetDescription> {
+    const json = await this.read(async (pool) => {
+      const { rows } = await pool.query<{ description: string }>(DESCRIBE_AT, [this.targetId, t]);
+      return rows[0]?.description;
+    }, undefined);
+    return json === undefined ? this.describeTarget() : (JSON.parse(json) as TargetDescription);
   }
 
   async extent(): Promise<HistoryExtent> {

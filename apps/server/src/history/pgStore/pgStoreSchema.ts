@@ -83,6 +83,20 @@ export const PG_STORE_MIGRATIONS: readonly Migration<pg.ClientBase>[] = [
       );
     },
   },
+  {
+    version: 3,
+    describe: "targets' descriptions through time, so a range is described as it was recorded",
+    up: async (client: pg.ClientBase): Promise<void> => {
+      await client.query(
+        `CREATE TABLE ${PG_SCHEMA}.target_descriptions (target text NOT NULL, since double precision NOT NULL, description text NOT NULL)`,
+      );
+      await client.query(`CREATE INDEX ON ${PG_SCHEMA}.target_descriptions (target, since)`);
+      // When the latest description took effect is not known: it stands for all that came before.
+      await client.query(
+        `INSERT INTO ${PG_SCHEMA}.target_descriptions SELECT target, 0, description FROM ${PG_SCHEMA}.targets`,
+      );
+    },
+  },
 ];
 
 /** store_meta never changes shape: it is what an older aioscope reads to refuse a newer store. */

@@ -1,3 +1,4 @@
+import { PG_TYPES, appendDescriptionSql } from '../descriptionHistory.ts';
 import type { PendingRow } from '../storeEngine.ts';
 import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS } from '../storeSchema.ts';
 import { PG_SCHEMA, partitionOf, type PartitionedTable } from './pgStoreSchema.ts';
@@ -18,6 +19,7 @@ interface RawGroup {
   bodies: string[];
 }
 
+const APPEND_DESCRIPTION = appendDescriptionSql(`${PG_SCHEMA}.target_descriptions`, PG_TYPES);
 const ROLLUP_FIELDS = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
 
 /**
@@ -41,7 +43,7 @@ export function batchStatements(
   const raw = new Map<string, RawGroup>();
   const rollups: Extract<PendingRow, { table: 'rollup' }>[] = [];
   const events: Extract<PendingRow, { table: 'event' }>[] = [];
-  const targets = new Map<string, string>();
+  const targets: Extract<PendingRow, { table: 'target' }>[] = [];
   for (const row of rows) {
     switch (row.table) {
       case 'raw': {
@@ -76,7 +78,7 @@ export function batchStatements(
         need('events', row.event.t);
         break;
       case 'target':
-        targets.set(row.target, row.description);
+        targets.push(row);
         break;
     }
   }
@@ -130,13 +132,14 @@ export function batchStatements(
       ],
     });
   }
-  for (const [target, description] of targets) {
+  for (const { target, t, description } of targets) {
     statements.push({
       text:
         `INSERT INTO ${PG_SCHEMA}.targets (target, description) VALUES ($1, $2) ` +
         'ON CONFLICT (target) DO UPDATE SET description = EXCLUDED.description',
       values: [target, description],
     });
+    statements.push({ text: APPEND_DESCRIPTION, values: [target, t, description] });
   }
   return { statements, partitions };
 }
