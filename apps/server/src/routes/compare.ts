@@ -17,8 +17,8 @@ const EVENTS_AHEAD_MS = 24 * 3_600_000;
 
 /**
  * One side read through its history reader: roll-ups for the figures, raw frames for the scans
- * when the range is short enough, and the description. A store range is described with the
- * target's current settings; the events after the range say whether those may not be the range's.
+ * when the range is short enough, and the description as it was at the range's start (the
+ * store's description history); the events after the range say whether settings changed since.
  */
 async function readSide(reader: HistoryReader, range: HistoryRange): Promise<CompareSide> {
   const stepMs = rollupStepFor(range.from, range.to, undefined, MAX_ROLLUP_POINTS);
@@ -26,7 +26,7 @@ async function readSide(reader: HistoryReader, range: HistoryRange): Promise<Com
   const [points, raw, about, later] = await Promise.all([
     reader.rollups(range, stepMs),
     withRaw ? reader.frames(range) : Promise.resolve(null),
-    reader.describe(),
+    reader.describeAt(range.from),
     reader.events({ from: range.to, to: Math.max(range.to + EVENTS_AHEAD_MS, Date.now() + EVENTS_AHEAD_MS) }),
   ]);
   return compareSide({
