@@ -6,7 +6,8 @@ import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import type { Server as SocketServer } from 'socket.io';
-import { liveHubPlugin, summariesElsewhere, type LiveHubOptions } from '../live/liveHub.ts';
+import { liveHubPlugin, type LiveHubOptions } from '../live/liveHub.ts';
+import { relayedTargets } from '../live/remoteTargets.ts';
 import { registerAccessControl, type AccessPolicy, type AuthProxy } from '../http/access.ts';
 import { drainConnectionsPlugin } from '../plugins/drainConnections.ts';
 import type { HistoryCatalog } from '../history/historyReader.ts';
@@ -102,9 +103,11 @@ export const aioscopeApp = fp<AppOptions>(
       ...(options.fleet === undefined ? {} : { unwatched: options.fleet.unwatched }),
       ...(options.history === undefined ? {} : { history: options.history }),
     };
-    // --adapter: targets other replicas sample are listed too, their live view relayed (live/liveHub.ts).
-    const elsewhere = options.live?.adapter === undefined ? undefined : () => summariesElsewhere(app.io);
-    registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched, elsewhere);
+    // --adapter: targets other replicas sample are listed too, their live view, processes and audit
+    // relayed from their owner (live/remoteTargets.ts); app.io exists once the live hub is registered.
+    const remote =
+      options.live?.adapter === undefined ? undefined : relayedTargets(() => app.io, options.live.adapterHealth);
+    registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched, remote);
     registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
     const replica = options.fleet?.replica ?? null;
     const adapterHealth = options.live?.adapterHealth;

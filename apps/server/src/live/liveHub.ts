@@ -6,13 +6,19 @@ import {
   type JoinTargetReply,
   type LiveSnapshot,
   type ServerToClientEvents,
-  type TargetSummary,
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
 import { identifyRequest, type AccessPolicy } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
-import type { LiveAdapter, LiveAdapterHealth } from './redisAdapter.ts';
+import { HEARTBEAT_MS, type AdapterHealth, type LiveAdapter, type LiveAdapterHealth } from './redisAdapter.ts';
+import {
+  REMOTE_ANSWER_TIMEOUT_MS,
+  askOtherReplicas,
+  notRelayedStatus,
+  serveRelayedRequests,
+  type InterServerEvents,
+} from './remoteTargets.ts';
 
 /** Frames in the snapshot a viewer gets on joining: 60 s at 20 Hz; at higher rates the newest. */
 export const SNAPSHOT_MAX_FRAMES = 1_200;
@@ -27,18 +33,10 @@ export const MAX_QUEUED_PACKETS = 16;
 /** Joins allowed per socket per window: a snapshot is the one large, non-volatile message. */
 export const MAX_JOINS_PER_WINDOW = 5;
 export const JOIN_WINDOW_MS = 10_000;
-/** How long a replica waits for the owner of a target it does not sample to send its snapshot. */
-export const REMOTE_SNAPSHOT_TIMEOUT_MS = 2_000;
-
-/** Between replicas (--adapter): each answers with its snapshot of a target it owns, or null. */
-interface InterServerEvents {
-  snapshotOf: (targetId: string, answer: (snapshot: LiveSnapshot | null) => void) => void;
-  /** The summaries of the targets a replica samples. */
-  summariesOf: (answer: (summaries: TargetSummary[]) => void) => void;
-}
+const ROOM_PREFIX = 'target:';
 
 export function roomOf(targetId: string): string {
-  return `target:${targetId}`;
+  return `${ROOM_PREFIX}${targetId}`;
 }
 
 import { watchQueue, queuedPackets } from './queueMeter.ts';
@@ -146,6 +144,10 @@ function createLiveHub(
   });
 
   const relayed = options.adapter !== undefined;
+  // socket.io's cluster adapter delivers a broadcast to this replica's own viewers only once Redis
+  // took it: while Redis is lost, the targets sampled here are sent to their local viewers only,
+  // or their live view would stop with it (the other replicas cannot be reached anyway).
+  const relaying = (): boolean => relayed && options.adapterHealth?.now().ok !== false;
   const subscriptions: (() => void)[] = [];
   const follow = (monitor: TargetMonitor): (() => void) => {
     const room = roomOf(monitor.id);
@@ -159,16 +161,20 @@ function createLiveHub(
       // socket.io encodes a packet before it looks who is in the room: with no viewer (the
       // common case of a server left recording) that was a JSON encoding of every frame for nobody.
       const members = io.sockets.adapter.rooms.get(room) ?? new Set<string>();
-      if (members.size === 0 && !relayed) return;
+      const across = relaying();
+      if (members.size === 0 && !across) return;
       const skip = backedUp(io, members);
-      const target = skip.length > 0 ? io.to(room).except(skip) : io.to(room);
+      const to = (across ? io : io.local).to(room);
+      const target = skip.length > 0 ? to.except(skip) : to;
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
     };
     const offs = [
       monitor.on('frame', (frame) => send('frame', { targetId: monitor.id, frame })),
       monitor.on('ioDelta', (delta) => send('ioDelta', { targetId: monitor.id, delta })),
       monitor.on('processes', ({ t, processes }) => send('processes', { targetId: monitor.id, t, processes })),
-      monitor.on('status', (status) => io.to(room).emit('status', { targetId: monitor.id, status })),
+      monitor.on('status', (status) =>
+        (relaying() ? io : io.local).to(room).emit('status', { targetId: monitor.id, status }),
+      ),
     ];
     return () => offs.forEach((off) => off());
   };
@@ -195,6 +201,11 @@ function createLiveHub(
         respond(local);
         return;
       }
+      const lost = options.adapterHealth?.now();
+      if (lost?.ok === false) {
+        respond({ ok: false, error: notRelayedStatus(lost, Date.now(), null).message ?? '' });
+        return;
+      }
       void joinRemoteTarget(io, socket, targetId).then(respond);
     };
     socket.on('joinTarget', onJoin as ClientToServerEvents['joinTarget']);
@@ -209,6 +220,11 @@ function createLiveHub(
       answer(monitor === undefined ? null : snapshotOf(monitor));
     });
     io.on('summariesOf', (answer) => answer([...monitors.values()].map((monitor) => monitor.summary())));
+    serveRelayedRequests(io, monitors);
+    const stopFollowingHealth = options.adapterHealth?.onChange((health) => {
+      void tellRemoteViewers(io, monitors, health);
+    });
+    if (stopFollowingHealth !== undefined) subscriptions.push(stopFollowingHealth);
   }
   return { server: io, subscriptions };
 }
@@ -230,38 +246,49 @@ async function joinRemoteTarget(io: LiveServer, socket: LiveSocket, targetId: st
       ok: false,
       error: complete
         ? `"${targetId}" is sampled by no replica right now (or is not a target)`
-        : `"${targetId}" is sampled by no replica that answered within ${REMOTE_SNAPSHOT_TIMEOUT_MS / 1000} s`,
+        : `"${targetId}" is sampled by no replica that answered within ${REMOTE_ANSWER_TIMEOUT_MS / 1000} s`,
     };
   }
   socket.emit('snapshot', snapshot);
   return { ok: true };
 }
 
-/**
- * What the other replicas answered to a request, within REMOTE_SNAPSHOT_TIMEOUT_MS (the adapter's
- * own limit is 5 s); `complete` when every replica it knows answered. A replica that died before
- * its heartbeat stopped does not answer: the others' answers still count.
- */
-function askOtherReplicas<T>(
-  send: (answer: (error: Error | null, replies: T[]) => void) => void,
-): Promise<{ answers: T[]; complete: boolean }> {
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (answers: T[], complete: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ answers, complete });
-    };
-    const timer = setTimeout(() => finish([], false), REMOTE_SNAPSHOT_TIMEOUT_MS);
-    send((error, replies) => finish(replies, error === null));
-  });
-}
+/** Asks for the owner's snapshot once Redis is back, a heartbeat apart. */
+const SNAPSHOT_ATTEMPTS_AFTER_RECONNECT = 6;
 
-/** --adapter: the summaries of the targets the other replicas sample. */
-export async function summariesElsewhere(io: LiveServer): Promise<TargetSummary[]> {
-  const { answers } = await askOtherReplicas<TargetSummary[]>((answer) => io.serverSideEmit('summariesOf', answer));
-  return answers.flat();
+/**
+ * The adapter's Redis lost or back: this replica's viewers of targets sampled elsewhere get no
+ * frames meanwhile, so each such room is told why (a status), and once Redis is back gets the
+ * owner's snapshot again, which replaces what it missed.
+ */
+async function tellRemoteViewers(
+  io: LiveServer,
+  monitors: ReadonlyMap<string, TargetMonitor>,
+  health: AdapterHealth,
+): Promise<void> {
+  const since = Date.now();
+  const remoteRooms = [...io.of('/').adapter.rooms.keys()]
+    .filter((room) => room.startsWith(ROOM_PREFIX))
+    .map((room) => room.slice(ROOM_PREFIX.length))
+    .filter((targetId) => !monitors.has(targetId));
+  await Promise.all(
+    remoteRooms.map(async (targetId) => {
+      const room = io.local.to(roomOf(targetId));
+      if (!health.ok) {
+        room.emit('status', { targetId, status: notRelayedStatus(health, since, null) });
+        return;
+      }
+      // The other replicas are known again at their next heartbeat: until then nobody answers.
+      for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS_AFTER_RECONNECT; attempt++) {
+        const { answers } = await askOtherReplicas<LiveSnapshot | null>((answer) =>
+          io.serverSideEmit('snapshotOf', targetId, answer),
+        );
+        const snapshot = answers.find((s) => s !== null);
+        if (snapshot !== undefined && snapshot !== null) return void room.emit('snapshot', snapshot);
+        await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS));
+      }
+    }),
+  );
 }
 
 function snapshotOf(monitor: TargetMonitor): LiveSnapshot {

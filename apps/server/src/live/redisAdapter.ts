@@ -7,7 +7,7 @@ import type { Logger } from '../system/logger.ts';
  * Heartbeats between replicas: a request to every replica (a snapshot of a target owned
  * elsewhere) waits for each replica it knows to answer, so a killed one must be forgotten soon.
  */
-const HEARTBEAT_MS = 1_000;
+export const HEARTBEAT_MS = 1_000;
 const HEARTBEAT_TIMEOUT_MS = 3_000;
 const RECONNECT_MAX_MS = 2_000;
 

@@ -4,6 +4,7 @@ import type { TargetSummary } from '@aioscope/spec';
 import { z } from 'zod';
 import { describeDatabaseError } from '../postgres/sessions.ts';
 import type { OpenedRecordings } from '../history/openedRecordings.ts';
+import type { RemoteAnswer, RemoteTargets } from '../live/remoteTargets.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 
 export const targetParamsSchema = z.object({
@@ -31,7 +32,9 @@ const auditQuerySchema = z.object({
     .optional(),
 });
 
-type Lookup<T> = { ok: true; monitor: TargetMonitor; params: T } | { ok: false; status: 400 | 404; error: string };
+/** Refused; `unknown`: the parameters of a target this replica does not know (another may sample it). */
+type Lookup<T> =
+  { ok: true; monitor: TargetMonitor; params: T } | { ok: false; status: 400 | 404; error: string; unknown?: T };
 
 /** Checks the path parameters and finds the target: 400 for malformed ones, 404 for an unknown target. */
 function lookup<T extends { id: string }>(
@@ -55,13 +58,14 @@ function lookup<T extends { id: string }>(
   if (monitor === undefined && recordings?.summary(parsed.data.id) !== undefined) {
     return { ok: false, status: 404, error: `"${parsed.data.id}" is a recording file: it has no live server to ask` };
   }
-  if (monitor === undefined) return { ok: false, status: 404, error: `unknown target "${parsed.data.id}"` };
+  if (monitor === undefined)
+    return { ok: false, status: 404, error: `unknown target "${parsed.data.id}"`, unknown: parsed.data };
   return { ok: true, monitor, params: parsed.data };
 }
 
 /**
- * Live targets first (with `elsewhere`, --adapter: also those other replicas sample, whose live
- * view this one relays), then those a targets file reload removed (`unwatchedSince` set: their
+ * Live targets first (with `remote`, --adapter: also those other replicas sample, whose live view,
+ * processes and audit this one relays from their owner), then those a targets file reload removed (`unwatchedSince` set: their
  * past stays readable), then recording files opened in this process (kind 'recording').
  */
 export function registerTargetRoutes(
@@ -69,10 +73,10 @@ export function registerTargetRoutes(
   monitors: ReadonlyMap<string, TargetMonitor>,
   recordings?: OpenedRecordings,
   unwatched?: () => readonly TargetSummary[],
-  elsewhere?: () => Promise<TargetSummary[]>,
+  remote?: RemoteTargets,
 ): void {
   const sampledElsewhere = async (): Promise<TargetSummary[]> => {
-    const found = new Map((await (elsewhere?.() ?? [])).map((t) => [t.id, t]));
+    const found = new Map((await (remote?.summaries() ?? [])).map((t) => [t.id, t]));
     for (const id of monitors.keys()) found.delete(id);
     return [...found.values()];
   };
@@ -99,9 +103,22 @@ export function registerTargetRoutes(
     return found.ok ? found.monitor.summary() : reply.code(found.status).send({ error: found.error });
   });
 
+  /** Refused here: for a target another replica samples, its owner's answer relayed (--adapter). */
+  const refusedOrRelayed = async <T>(
+    found: Extract<Lookup<T>, { ok: false }>,
+    ask: (remote: RemoteTargets, params: T) => Promise<RemoteAnswer | null>,
+  ): Promise<{ status: number; body: unknown }> => {
+    const answer = remote === undefined || found.unknown === undefined ? null : await ask(remote, found.unknown);
+    if (answer === null) return { status: found.status, body: { error: found.error } };
+    return answer.ok ? { status: 200, body: answer.body } : { status: answer.status, body: { error: answer.error } };
+  };
+
   app.get('/api/targets/:id/processes/:pid', async (request, reply) => {
     const found = lookup(processParamsSchema, request.params, monitors, recordings, unwatched);
-    if (!found.ok) return reply.code(found.status).send({ error: found.error });
+    if (!found.ok) {
+      const answer = await refusedOrRelayed(found, (r, { id, pid }) => r.processDetail(id, pid));
+      return reply.code(answer.status).send(answer.body);
+    }
     try {
       const detail = await found.monitor.processDetail(found.params.pid);
       if (detail === null) return reply.code(404).send({ error: `no process with pid ${found.params.pid}` });
@@ -113,9 +130,13 @@ export function registerTargetRoutes(
 
   app.get('/api/targets/:id/audit', async (request, reply) => {
     const found = lookup(targetParamsSchema, request.params, monitors, recordings, unwatched);
-    if (!found.ok) return reply.code(found.status).send({ error: found.error });
+    if (!found.ok && found.unknown === undefined) return reply.code(found.status).send({ error: found.error });
     const query = auditQuerySchema.safeParse(request.query);
     if (!query.success) return reply.code(400).send({ error: query.error.issues[0]?.message ?? 'invalid query' });
+    if (!found.ok) {
+      const answer = await refusedOrRelayed(found, (r, { id }) => r.audit(id, query.data.targetVersion));
+      return reply.code(answer.status).send(answer.body);
+    }
     try {
       return await found.monitor.audit(query.data.targetVersion);
     } catch (error) {

@@ -16,6 +16,8 @@ import { connect, freePort, startTestPostgres } from './testPostgres.ts';
  */
 export interface ReplicaFleet {
   store: EmbeddedPostgresServer;
+  /** The server every target watches. */
+  watched: EmbeddedPostgresServer;
   storeUrl: string;
   targetsFile: string;
   passFile: string;
@@ -61,6 +63,7 @@ export async function startReplicaFleet(name: string, targetIds: readonly string
   const runs: CliRun[] = [];
   const fleet: ReplicaFleet = {
     store,
+    watched,
     storeUrl,
     targetsFile,
     passFile,

@@ -1,0 +1,144 @@
+import type { UpgradeTargetVersion } from '@aioscope/core';
+import type {
+  ClientToServerEvents,
+  LiveSnapshot,
+  ServerToClientEvents,
+  TargetStatus,
+  TargetSummary,
+} from '@aioscope/spec';
+import type { Server as SocketServer } from 'socket.io';
+import { describeDatabaseError } from '../postgres/sessions.ts';
+import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import type { AdapterHealth, LiveAdapterHealth } from './redisAdapter.ts';
+
+/** How long a replica waits for the others to answer a request about a target it does not sample. */
+export const REMOTE_ANSWER_TIMEOUT_MS = 2_000;
+
+/** What the owner of a target answers to a REST request relayed to it: the body, or an error and its status. */
+export type RemoteAnswer = { ok: true; body: unknown } | { ok: false; status: 404 | 503; error: string };
+
+/** Between replicas (--adapter): each answers for a target it owns, or null. */
+export interface InterServerEvents {
+  snapshotOf: (targetId: string, answer: (snapshot: LiveSnapshot | null) => void) => void;
+  /** The summaries of the targets a replica samples. */
+  summariesOf: (answer: (summaries: TargetSummary[]) => void) => void;
+  /** GET /api/targets/:id/processes/:pid on the owner. */
+  processDetailOf: (targetId: string, pid: number, answer: (reply: RemoteAnswer | null) => void) => void;
+  /** GET /api/targets/:id/audit on the owner; null: the next version. */
+  auditOf: (targetId: string, targetVersion: number | null, answer: (reply: RemoteAnswer | null) => void) => void;
+}
+
+type RelayServer = SocketServer<ClientToServerEvents, ServerToClientEvents, InterServerEvents>;
+
+/**
+ * What the other replicas answered to a request, within REMOTE_ANSWER_TIMEOUT_MS (the adapter's
+ * own limit is 5 s); `complete` when every replica it knows answered. A replica that died before
+ * its heartbeat stopped does not answer: the others' answers still count.
+ */
+export function askOtherReplicas<T>(
+  send: (answer: (error: Error | null, replies: T[]) => void) => void,
+): Promise<{ answers: T[]; complete: boolean }> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (answers: T[], complete: boolean): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ answers, complete });
+    };
+    const timer = setTimeout(() => finish([], false), REMOTE_ANSWER_TIMEOUT_MS);
+    send((error, replies) => finish(replies, error === null));
+  });
+}
+
+/** The owner's side: answers the REST requests other replicas relay for the targets it samples. */
+export function serveRelayedRequests(io: RelayServer, monitors: ReadonlyMap<string, TargetMonitor>): void {
+  const answering = (targetId: unknown, ask: (monitor: TargetMonitor) => Promise<RemoteAnswer>) => {
+    const monitor = typeof targetId === 'string' ? monitors.get(targetId) : undefined;
+    if (monitor === undefined) return Promise.resolve(null);
+    return ask(monitor).catch((error: unknown): RemoteAnswer => ({
+      ok: false,
+      status: 503,
+      error: `target unavailable: ${describeDatabaseError(error)}`,
+    }));
+  };
+  io.on('processDetailOf', (targetId, pid, answer) => {
+    void answering(targetId, async (monitor) => {
+      const detail = typeof pid === 'number' ? await monitor.processDetail(pid) : null;
+      return detail === null
+        ? { ok: false, status: 404, error: `no process with pid ${String(pid)}` }
+        : { ok: true, body: detail };
+    }).then(answer);
+  });
+  io.on('auditOf', (targetId, targetVersion, answer) => {
+    void answering(targetId, async (monitor) => ({
+      ok: true,
+      body: await monitor.audit((targetVersion ?? undefined) as UpgradeTargetVersion | undefined),
+    })).then(answer);
+  });
+}
+
+/** The targets other replicas sample, as a replica that does not sample them answers for them. */
+export interface RemoteTargets {
+  /** Their summaries; while the adapter's Redis is lost, the last ones seen, each saying why it is not live. */
+  summaries(): Promise<TargetSummary[]>;
+  /** Their owner's answer; null when no replica owns the target. */
+  processDetail(targetId: string, pid: number): Promise<RemoteAnswer | null>;
+  audit(targetId: string, targetVersion: UpgradeTargetVersion | undefined): Promise<RemoteAnswer | null>;
+}
+
+/** Why a target another replica samples is not live here, while the adapter's Redis is lost. */
+export function notRelayedStatus(health: AdapterHealth, since: number, last: TargetStatus | null): TargetStatus {
+  return {
+    state: 'error',
+    message: `sampled by another replica, whose live view cannot reach this one: ${health.reason ?? 'the live adapter is down'}`,
+    since,
+    lastFrameAt: last?.lastFrameAt ?? null,
+    skippedTicks: last?.skippedTicks ?? 0,
+  };
+}
+
+/** RemoteTargets through the adapter (`io` once the live hub made it): requests go to every replica, the owner answers. */
+export function relayedTargets(io: () => RelayServer, health: LiveAdapterHealth | undefined): RemoteTargets {
+  const seen = new Map<string, TargetSummary>();
+  let lostSince = Date.now();
+  health?.onChange((now) => {
+    if (!now.ok) lostSince = Date.now();
+  });
+  const down = (): AdapterHealth | null => {
+    const now = health?.now();
+    return now === undefined || now.ok ? null : now;
+  };
+  /** While Redis is lost, a target seen before is 503 with the reason; one never seen is unknown (null). */
+  const ask = async (
+    targetId: string,
+    send: (answer: (error: Error | null, replies: (RemoteAnswer | null)[]) => void) => void,
+  ): Promise<RemoteAnswer | null> => {
+    const lost = down();
+    if (lost !== null)
+      return seen.has(targetId)
+        ? { ok: false, status: 503, error: notRelayedStatus(lost, lostSince, null).message ?? '' }
+        : null;
+    const { answers } = await askOtherReplicas(send);
+    return answers.find((a) => a !== null) ?? null;
+  };
+  return {
+    summaries: async () => {
+      const lost = down();
+      if (lost !== null)
+        return [...seen.values()].map((s) => ({ ...s, status: notRelayedStatus(lost, lostSince, s.status) }));
+      const { answers, complete } = await askOtherReplicas<TargetSummary[]>((answer) =>
+        io().serverSideEmit('summariesOf', answer),
+      );
+      const found = answers.flat();
+      // Forget what no replica samples any more only when every replica answered.
+      if (complete) seen.clear();
+      for (const summary of found) seen.set(summary.id, summary);
+      return found;
+    },
+    processDetail: (targetId, pid) =>
+      ask(targetId, (answer) => io().serverSideEmit('processDetailOf', targetId, pid, answer)),
+    audit: (targetId, targetVersion) =>
+      ask(targetId, (answer) => io().serverSideEmit('auditOf', targetId, targetVersion ?? null, answer)),
+  };
+}

@@ -1,0 +1,158 @@
+import { io as connectSocket, type Socket } from 'socket.io-client';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  auditReportSchema,
+  processDetailSchema,
+  targetListSchema,
+  type ClientToServerEvents,
+  type JoinTargetReply,
+  type ServerToClientEvents,
+  type TargetStatus,
+} from '@aioscope/spec';
+import { sleep, waitUntil } from './support/polling.ts';
+import { connect } from './support/testPostgres.ts';
+import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
+
+/**
+ * What a replica relays from the owner of a target it does not sample (--adapter, a real Redis):
+ * the processes panel's details and the settings audit, answered by the owner; and when the Redis
+ * is lost, its own targets stay live while the others say why they are not, until it is back.
+ */
+const TARGET_IDS = ['orders', 'billing'];
+type Viewer = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+interface Watching {
+  socket: Viewer;
+  frames: number[];
+  snapshots: number;
+  statuses: TargetStatus[];
+}
+
+function watch(url: string, targetId: string): Watching {
+  const socket: Viewer = connectSocket(url, { transports: ['websocket'], reconnection: false });
+  const watching: Watching = { socket, frames: [], snapshots: 0, statuses: [] };
+  socket.on('snapshot', (snapshot) => {
+    if (snapshot.targetId === targetId) watching.snapshots++;
+  });
+  socket.on('frame', ({ targetId: id, frame }) => {
+    if (id === targetId) watching.frames.push(frame.t);
+  });
+  socket.on('status', ({ targetId: id, status }) => {
+    if (id === targetId) watching.statuses.push(status);
+  });
+  return watching;
+}
+
+function join(socket: Viewer, targetId: string): Promise<JoinTargetReply> {
+  return new Promise((resolve) => {
+    const send = (): void => void socket.emit('joinTarget', { targetId }, resolve);
+    if (socket.connected) send();
+    else socket.once('connect', send);
+  });
+}
+
+async function getJson(url: string, path: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(new URL(path, url));
+  return { status: response.status, body: await response.json() };
+}
+
+describe('a replica relaying what another one samples', () => {
+  let fleet: ReplicaFleet;
+  let redis: RunningRedis;
+  let backend: pg.Client;
+  const sockets: Viewer[] = [];
+
+  beforeAll(async () => {
+    [fleet, redis] = await Promise.all([startReplicaFleet('replicas-relay', TARGET_IDS), startRedis()]);
+    backend = await connect(fleet.watched);
+  });
+
+  afterAll(async () => {
+    for (const socket of sockets) socket.disconnect();
+    await backend?.end();
+    await fleet?.stop();
+    redis?.stop();
+  });
+
+  it('serves the owner’s process details and audit, and says why remote targets are not live without Redis', async () => {
+    const a = await fleet.replica('a', ['--adapter', redis.url]);
+    const b = await fleet.replica('b', ['--adapter', redis.url]);
+    let onA: string[] = [];
+    let onB: string[] = [];
+    await waitUntil(
+      async () => {
+        [onA, onB] = [await fleet.owned(a.url), await fleet.owned(b.url)];
+        return onA.length === 1 && onB.length === 1;
+      },
+      30_000,
+      'one target owned by each replica',
+      200,
+    );
+    const [remoteTarget, localTarget] = [onA[0] ?? '', onB[0] ?? ''];
+    await waitUntil(
+      async () => (await fleet.sampled(b.url)).join() === [...TARGET_IDS].sort().join(),
+      10_000,
+      'both targets live on b',
+      100,
+    );
+
+    // A backend of the watched server, asked about on b, which does not sample that target.
+    const pid = (await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0;
+    const detail = await getJson(b.url, `/api/targets/${remoteTarget}/processes/${pid}`);
+    expect(detail.status, JSON.stringify(detail.body)).toBe(200);
+    expect(processDetailSchema.parse(detail.body).pid).toBe(pid);
+    expect(await getJson(b.url, `/api/targets/${remoteTarget}/processes/2147483646`)).toEqual({
+      status: 404,
+      body: { error: 'no process with pid 2147483646' },
+    });
+    const [relayedAudit, ownAudit] = await Promise.all([
+      getJson(b.url, `/api/targets/${remoteTarget}/audit?targetVersion=19`),
+      getJson(a.url, `/api/targets/${remoteTarget}/audit?targetVersion=19`),
+    ]);
+    expect(relayedAudit.status).toBe(200);
+    expect(auditReportSchema.parse(relayedAudit.body).findings).toEqual(
+      auditReportSchema.parse(ownAudit.body).findings,
+    );
+    expect((await getJson(b.url, '/api/targets/nowhere/audit')).status).toBe(404);
+
+    const local = watch(b.url, localTarget);
+    const remote = watch(b.url, remoteTarget);
+    sockets.push(local.socket, remote.socket);
+    expect(await join(local.socket, localTarget)).toEqual({ ok: true });
+    expect(await join(remote.socket, remoteTarget)).toEqual({ ok: true });
+    await waitUntil(() => remote.frames.length > 5, 5_000, 'remote frames on b', 50);
+
+    redis.stop();
+    const lostAt = Date.now();
+    await waitUntil(() => remote.statuses.some((s) => s.state === 'error'), 10_000, 'the remote viewer told why', 50);
+    expect(remote.statuses.at(-1)?.message).toMatch(
+      /^sampled by another replica, whose live view cannot reach this one: the live adapter's Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/,
+    );
+    const listed = targetListSchema.parse((await getJson(b.url, '/api/targets')).body);
+    expect(Object.fromEntries(listed.map((t) => [t.id, t.status.state]))).toEqual({
+      [localTarget]: 'live',
+      [remoteTarget]: 'error',
+    });
+    expect(listed.find((t) => t.id === remoteTarget)?.status.message).toMatch(/Redis .* is unreachable/);
+    const auditWithout = await getJson(b.url, `/api/targets/${remoteTarget}/audit`);
+    expect(auditWithout.status).toBe(503);
+    expect(JSON.stringify(auditWithout.body)).toMatch(/Redis .* is unreachable/);
+    // The live view of b's own target goes on.
+    const localBefore = local.frames.length;
+    await sleep(1_000);
+    expect(local.frames.length - localBefore).toBeGreaterThanOrEqual(15);
+    expect(local.frames.at(-1) ?? 0).toBeGreaterThan(lostAt);
+
+    await redis.start();
+    const backAt = Date.now();
+    await waitUntil(() => remote.snapshots >= 2, 15_000, 'a fresh snapshot once Redis is back', 50);
+    await waitUntil(() => remote.frames.some((t) => t > backAt), 10_000, 'remote frames again', 50);
+    await waitUntil(
+      async () => (await fleet.sampled(b.url)).join() === [...TARGET_IDS].sort().join(),
+      10_000,
+      'both targets live on b again',
+      200,
+    );
+  });
+});
