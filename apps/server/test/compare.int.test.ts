@@ -50,7 +50,9 @@ describe('compare of two recorded ranges on a real PostgreSQL 18', () => {
   }
 
   async function compare(query: Record<string, string | number>): Promise<Response> {
-    const search = new URLSearchParams(Object.entries(query).map(([key, value]) => [key, String(value)]));
+    const search = new URLSearchParams(
+      Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
+    );
     return fetch(new URL(`/api/compare?${search.toString()}`, running.url));
   }
 

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { sideOf17, sideOfRecording } from '@aioscope/core/testing';
-import { BLOCKS_COUNTED_BEFORE_18, compareSide, settingsCaveatOf, sideLabel } from './compare.ts';
+import {
+  BLOCKS_COUNTED_BEFORE_18,
+  MIN_STAT_READS,
+  compareSide,
+  settingsCaveatOf,
+  sideLabel,
+  type CompareSideInput,
+} from './compare.ts';
 
 describe('compareSide', () => {
   it('measures the recorded 18 cold scan: ~128 kB and ~16 blocks per read, reads in flight, io workers busy', () => {
@@ -47,6 +54,36 @@ describe('compareSide', () => {
     const side = compareSide({ ...sideOfRecording('pg18.4-embedded-worker'), raw: null });
     expect(side.scans).toBeNull();
     expect(side.scansReason).toMatch(/at most 15 min/);
+  });
+});
+
+describe('compareSide on pg_stat_io that has not counted the scans yet', () => {
+  const recordedScan = (): CompareSideInput => sideOfRecording('pg18.4-embedded-worker');
+  const withStat = (input: CompareSideInput, reads: number, bytesFactor: number): CompareSideInput => ({
+    ...input,
+    points: input.points.map((point) => ({
+      ...point,
+      statReads: point.statReads > 0 ? reads : 0,
+      statReadBytes: point.statReadBytes * bytesFactor,
+    })),
+  });
+
+  it(`gives no read size from fewer than ${MIN_STAT_READS} counted reads`, () => {
+    const side = compareSide(withStat(recordedScan(), 10, 1));
+    expect(side.figures.bytesPerRead?.value).toBeNull();
+    expect(side.figures.bytesPerRead?.reason).toMatch(/^pg_stat_io counted only 10 reads: too few/);
+  });
+
+  it('gives no throughput when the scan map saw far more read than pg_stat_io counted', () => {
+    const counted = compareSide(recordedScan());
+    expect(counted.figures.readThroughput?.value).toBeGreaterThan(0);
+    const scanned = (counted.scans ?? []).reduce((sum, scan) => sum + scan.bytes, 0);
+    expect(scanned).toBeGreaterThan(8 * 1024 * 1024);
+    const uncounted = compareSide(withStat(recordedScan(), 2066, 0.01));
+    expect(uncounted.figures.readThroughput?.value).toBeNull();
+    expect(uncounted.figures.readThroughput?.reason).toMatch(
+      /^scans read .* but pg_stat_io counted .*: a statement's reads/,
+    );
   });
 });
 

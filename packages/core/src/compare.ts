@@ -11,11 +11,21 @@ import {
   type ServerInfo,
 } from '@aioscope/spec';
 import { scansOfRange } from './compareScans.ts';
-import { formatDuration, formatNumber } from './format.ts';
+import { formatBytes, formatDuration, formatNumber } from './format.ts';
 import { AIO_VERSION_NUM } from './settings.ts';
 
 /** Wait events listed per side, most common first. */
 export const COMPARE_TOP_WAITS = 5;
+
+/** Fewer pg_stat_io reads than this say nothing of a read size: a few 8 kB catalog reads, not a scan. */
+export const MIN_STAT_READS = 64;
+/**
+ * pg_stat_io counts a statement's reads when it ends (at most once a second while idle): when the
+ * scan map saw this much more than pg_stat_io counted (and at least UNCOUNTED_MIN_BYTES more), the
+ * range holds scans whose reads were not counted yet, and its throughput would be too low.
+ */
+export const UNCOUNTED_SCAN_RATIO = 1.5;
+const UNCOUNTED_MIN_BYTES = 8 * 1024 * 1024;
 
 /** Said of a figure on a server older than 18: pg_stat_io's `reads` counts blocks there (reference doc). */
 export const BLOCKS_COUNTED_BEFORE_18 = 'cannot be measured before 18: pg_stat_io counts blocks';
@@ -101,7 +111,11 @@ export function unavailableOnVersion(versionNum: number | null): CompareSide['un
   ];
 }
 
-function figuresOf(input: CompareSideInput, totals: RangeTotals): Record<CompareFigureKey, CompareFigure> {
+function figuresOf(
+  input: CompareSideInput,
+  totals: RangeTotals,
+  scanBytes: number | null,
+): Record<CompareFigureKey, CompareFigure> {
   const { server, capabilities, sampleRateHz, statRateHz } = input.about;
   const unavailable = new Map(unavailableOnVersion(server?.versionNum ?? null).map((u) => [u.figure, u.reason]));
   const statRate = hz(statRateHz);
@@ -109,9 +123,20 @@ function figuresOf(input: CompareSideInput, totals: RangeTotals): Record<Compare
   const nothing = totals.frames === 0 && totals.statReads === 0 ? 'nothing was recorded in the range' : null;
   const never = server === null ? 'the server was never read (no version, no settings)' : null;
 
+  const tooFewReads =
+    totals.statReads === 0
+      ? 'pg_stat_io counted no reads'
+      : totals.statReads < MIN_STAT_READS
+        ? `pg_stat_io counted only ${totals.statReads} reads: too few to tell a read size (a statement's reads are counted when it ends)`
+        : null;
+  const uncounted =
+    scanBytes !== null &&
+    scanBytes > totals.statReadBytes * UNCOUNTED_SCAN_RATIO &&
+    scanBytes - totals.statReadBytes >= UNCOUNTED_MIN_BYTES
+      ? `scans read ${formatBytes(scanBytes, 1, { space: ' ' })} but pg_stat_io counted ${formatBytes(totals.statReadBytes, 1, { space: ' ' })}: a statement's reads are counted when it ends; choose a range that includes the scans' end`
+      : null;
   const perRead = (key: CompareFigureKey, source: string, divisor: number): CompareFigure => {
-    const reason =
-      unavailable.get(key) ?? never ?? nothing ?? (totals.statReads === 0 ? 'pg_stat_io counted no reads' : null);
+    const reason = unavailable.get(key) ?? never ?? nothing ?? tooFewReads;
     return reason === null
       ? measured(totals.statReadBytes / totals.statReads / divisor, source, statRate)
       : notMeasured(reason, source, statRate);
@@ -155,10 +180,10 @@ function figuresOf(input: CompareSideInput, totals: RangeTotals): Record<Compare
       busyReason === null
         ? measured(totals.workerBusy / totals.workerSamples, busySource, fastRate)
         : notMeasured(busyReason, busySource, fastRate),
-    readThroughput:
-      (never ?? nothing) === null
+    readThroughput: ((reason) =>
+      reason === null
         ? measured(totals.statReadBytes / seconds, throughputSource, statRate)
-        : notMeasured(never ?? nothing ?? '', throughputSource, statRate),
+        : notMeasured(reason, throughputSource, statRate))(never ?? nothing ?? uncounted),
   };
 }
 
@@ -223,7 +248,7 @@ export function compareSide(input: CompareSideInput): CompareSide {
     statRateHz: input.about.statRateHz,
     frames: totals.frames,
     statReads: totals.statReads,
-    figures: figuresOf(input, totals),
+    figures: figuresOf(input, totals, scans === null ? null : scans.reduce((sum, scan) => sum + scan.bytes, 0)),
     waits: waitsOf(totals),
     scans,
     scansReason,

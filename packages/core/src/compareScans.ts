@@ -5,6 +5,7 @@ export const MAX_COMPARE_SCANS = 20;
 
 /** One scan view's stretch in the range: one process reading one relation, from one start. */
 interface Stretch {
+  pid: number;
   lowBlocks: number;
   highBlocks: number;
   firstAt: number;
@@ -64,6 +65,7 @@ export function scansOfRange(
         // Started inside the range: every block it did counts; else only those past the range's start.
         const low = scan.startedAt >= range.from ? 0 : (before.get(id) ?? scan.blocksDone);
         row.stretches.set(id, {
+          pid: scan.pid,
           lowBlocks: Math.min(low, scan.blocksDone),
           highBlocks: scan.blocksDone,
           firstAt: Math.max(scan.startedAt, range.from),
@@ -89,6 +91,8 @@ export function scansOfRange(
       relation: row.relation,
       pid: row.pid,
       processes: row.pids.size,
+      // Counted on the leader's own stretches: its parallel workers' lanes are the same scans.
+      executions: Math.max(1, stretches.filter((stretch) => stretch.pid === row.pid).length),
       bytes,
       durationMs,
       bytesPerSecond: durationMs > 0 ? bytes / (durationMs / 1000) : null,

@@ -75,6 +75,11 @@ export const compareScanSchema = z.object({
   pid: z.number(),
   /** Processes that read for it: the leader and its parallel workers. */
   processes: z.number(),
+  /**
+   * Scans of it in the range: a session that scans the table again starts a new one (the scan map
+   * keys a scan by process and relation, so they share the row and their bytes add up).
+   */
+  executions: z.number(),
   /** Blocks the scan map saw it advance in the range × block size. */
   bytes: z.number(),
   /** First to last instant the scan map saw it in the range, ms. */

@@ -246,6 +246,7 @@ function ScanList({ name, side }: { name: 'A' | 'B'; side: CompareSide }): React
                   <span className="compare-side-about">
                     pid {scan.pid}
                     {scan.processes > 1 ? ` with ${scan.processes - 1} parallel workers` : ''}
+                    {scan.executions > 1 ? ` · ${scan.executions} scans, added up` : ''}
                   </span>
                 </th>
                 <td className="num">{formatBytes(scan.bytes)}</td>

@@ -1,0 +1,106 @@
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TABLE } from '@aioscope/core';
+import { compareResultSchema, type CompareResult } from '@aioscope/spec';
+import { REPO_ROOT } from '../apps/server/src/config/config.ts';
+import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
+import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
+
+const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
+const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-compare');
+const DATA_TIMEOUT_MS = 120_000;
+const SIDE_MS = 30_000;
+
+interface Ranges {
+  a: { from: number; to: number };
+  b: { from: number; to: number };
+  answer: CompareResult;
+}
+
+const scanned = (side: CompareResult['a']): boolean =>
+  side.scans?.some((scan) => scan.relation === DEMO_TABLE && scan.bytes > 0) === true;
+
+describe('compare: two recorded ranges with scans, side by side', () => {
+  let app: CliRun;
+  let baseUrl: string;
+  let chromium: LaunchedBrowser;
+  let ranges: Ranges | undefined;
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    await rm(DATA_DIR, { recursive: true, force: true });
+    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '64']);
+    baseUrl = (await waitForUrl(app)).replace(/\/$/, '');
+    chromium = await launchChromium();
+  });
+
+  afterAll(async () => {
+    await chromium?.close();
+    await stopCli(app);
+  });
+
+  /** Two adjacent 30 s ranges (ended 5 s ago, so they no longer grow) in which the demo workload scanned. */
+  async function rangesWithScans(): Promise<Ranges> {
+    if (ranges !== undefined) return ranges;
+    const deadline = Date.now() + DATA_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const to = Date.now() - 5_000;
+      const a = { from: to - SIDE_MS, to };
+      const b = { from: to - 2 * SIDE_MS, to: to - SIDE_MS };
+      const query = `aTarget=embedded&aFrom=${a.from}&aTo=${a.to}&bTarget=embedded&bFrom=${b.from}&bTo=${b.to}`;
+      const response = await fetch(`${baseUrl}/api/compare?${query}`);
+      expect(response.status).toBe(200);
+      const answer = compareResultSchema.parse(await response.json());
+      if (scanned(answer.a) && scanned(answer.b)) return (ranges = { a, b, answer });
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+    }
+    throw new Error('no two adjacent ranges with demo scans were recorded in time');
+  }
+
+  it('opens from the time bar by keyboard and reads the sentence the API gives for both ranges', async () => {
+    const { a, answer } = await rangesWithScans();
+    expect(answer.a.figures.bytesPerRead?.value).toBeGreaterThan(8192);
+    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const errors = collectConsoleErrors(context);
+    const page = await context.newPage();
+    await page.goto(`${baseUrl}/t/embedded?from=${a.from}&to=${a.to}`);
+    const link = page.getByTestId('open-compare');
+    await link.focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/compare\?/);
+    const sentence = page.getByTestId('compare-sentence');
+    await sentence.waitFor();
+    expect(await sentence.innerText()).toBe(`A against B: ${answer.sentence}`);
+    // B is the same length just before A: the ranges asked for above.
+    const url = new URL(page.url());
+    expect(Number(url.searchParams.get('bTo'))).toBe(a.from);
+    expect(await page.getByTestId('compare-figure-bytesPerRead').innerText()).toContain('kB');
+    expect(await page.getByTestId('compare-scans-A').innerText()).toContain(DEMO_TABLE);
+    expect(await page.getByTestId('compare-scans-B').innerText()).toContain(DEMO_TABLE);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it.each([
+    [420, 'dark'],
+    [420, 'light'],
+    [1920, 'dark'],
+    [1920, 'light'],
+  ] as const)('reads at %i px in the %s theme without the page scrolling sideways', async (width, colorScheme) => {
+    const { a, b } = await rangesWithScans();
+    const context = await chromium.browser.newContext({ viewport: { width, height: 1000 }, colorScheme });
+    const page = await context.newPage();
+    const query = `aTarget=embedded&aFrom=${a.from}&aTo=${a.to}&bTarget=embedded&bFrom=${b.from}&bTo=${b.to}`;
+    await page.goto(`${baseUrl}/compare?${query}`);
+    await page.getByTestId('compare-sentence').waitFor();
+    await page.getByTestId('compare-scans-B').waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    // Keyboard: the first control of the view takes focus with a visible outline.
+    await page.getByTestId('compare-b-target').focus();
+    const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
+    expect(outline).not.toBe('none');
+    await page.screenshot({ path: path.join(ARTIFACTS, `compare-${width}-${colorScheme}.png`), fullPage: true });
+    await context.close();
+  });
+});
