@@ -10,6 +10,7 @@
  *   npm run bench -- --only profile      # the diagnostic CPU profile of the dashboard alone (unminified build)
  *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
  *   npm run bench -- --only own-cost     # the command line's own CPU for one server at the defaults, with a profile
+ *   npm run bench -- --only own-cost --own-cost-node PATH  # and the same on another node binary (Node 24) at once
  *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
  *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
  *   npm run bench -- --only history-browser  # past ranges, a recording file and replay drawn in Chromium
@@ -100,14 +101,16 @@ function parseOptions(argv: string[]): BenchOptions {
       rounds: { type: 'string' },
       'web-dist': { type: 'string' },
       'baseline-web': { type: 'string' },
+      'own-cost-node': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help === true) {
     process.stdout.write(
-      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR]\n' +
+      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR] [--own-cost-node PATH]\n' +
         '  --web-dist DIR: the pages load this build instead of apps/web/dist (before/after comparisons)\n' +
         '  --baseline-web DIR: the earlier build page-ab compares the page with, window by window in one run\n' +
+        '  --own-cost-node PATH: own-cost also runs the recording command line on this node binary, beside this one\n' +
         `measurements: ${MEASUREMENTS.join(', ')} (soak only when named; --soak M runs the soak)\n`,
     );
     process.exit(0);
@@ -154,6 +157,7 @@ function parseOptions(argv: string[]): BenchOptions {
     browserMinutes: number(values['browser-minutes'], '--browser-minutes', quick ? 0.5 : 2) ?? 2,
     roundsScale: number(values.rounds, '--rounds', 1) ?? 1,
     baselineWeb,
+    ownCostNode: values['own-cost-node'] === undefined ? null : path.resolve(values['own-cost-node']),
   };
 }
 
@@ -259,7 +263,7 @@ async function main(): Promise<number> {
             print(await runServerProfile(options, cleanups));
             break;
           case 'own-cost':
-            print(await runOwnCost(options.quick, options.roundsScale, cleanups));
+            print(await runOwnCost(options, cleanups));
             break;
           case 'latency':
             print(await runLatency(options, await sharedApp(), cleanups));

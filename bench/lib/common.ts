@@ -22,6 +22,8 @@ export interface BenchOptions {
   roundsScale: number;
   /** The earlier web build page-ab compares the page with (--baseline-web); null = none given. */
   baselineWeb: string | null;
+  /** Another node binary own-cost runs the recording command line on, beside this one (--own-cost-node). */
+  ownCostNode: string | null;
 }
 
 /** A problem the user fixes (bad flag, another run holds the lock): one line, exit code 2. */

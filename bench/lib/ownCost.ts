@@ -3,10 +3,21 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
 import { startCliChild, stopCliChild } from './cliChild.ts';
-import { BENCH_DATA_DIR, log, sleep, using, verdict, writeResult, type Cleanups, type TableRow } from './common.ts';
+import {
+  BENCH_DATA_DIR,
+  log,
+  sleep,
+  using,
+  verdict,
+  writeResult,
+  type BenchOptions,
+  type Cleanups,
+  type TableRow,
+} from './common.ts';
 import { briefRanking, samplesAfter, summarizeProfile, type CpuProfile, type ProfileSummary } from './cpuProfile.ts';
 import { openScannedBenchCluster } from './postgres.ts';
-import { processCpuSeconds, processRssBytes } from './proc.ts';
+import { execFileSync } from 'node:child_process';
+import { processCpuSeconds, processRssBytes, threadCpuSeconds, type ThreadCpu } from './proc.ts';
 import { moduleOf } from './serverProfile.ts';
 import { fmt, max, median, min } from './stats.ts';
 
@@ -22,24 +33,58 @@ export interface OwnCostOptions {
   windowSeconds: number;
   /** A CPU profile (`--cpu-prof`) of one more recording process after the windows; 0 = none. */
   profileSeconds: number;
+  /** Another node binary the recording command line also runs on (--own-cost-node); null = none. */
+  otherNode: string | null;
 }
 
 interface Variant {
-  name: 'recording' | '--no-record';
+  /** 'recording', '--no-record', or 'recording, node v24.…' */
+  name: string;
   args: string[];
+  recording: boolean;
+  /** The node binary; this process's when absent. */
+  node?: string;
 }
 
-const VARIANTS: readonly Variant[] = [
-  { name: 'recording', args: [] },
-  { name: '--no-record', args: ['--no-record'] },
-];
+function variantsOf(otherNode: string | null): Variant[] {
+  const variants: Variant[] = [
+    { name: 'recording', args: [], recording: true },
+    { name: '--no-record', args: ['--no-record'], recording: false },
+  ];
+  if (otherNode !== null) {
+    const version = execFileSync(otherNode, ['--version'], { encoding: 'utf8' }).trim();
+    variants.push({ name: `recording, node ${version}`, args: [], recording: true, node: otherNode });
+  }
+  return variants;
+}
+
+/** CPU of a window by thread: the main thread (tid = pid) and the others, grouped by name. */
+interface ThreadShares {
+  main: number;
+  /** Node 22+ names its threads (V8Worker, libuv-worker, …); Node 20's are all "node". */
+  others: Record<string, number>;
+}
+
+function threadShares(pid: number, before: ThreadCpu[], after: ThreadCpu[], wallSeconds: number): ThreadShares {
+  const start = new Map(before.map((thread) => [thread.tid, thread.seconds]));
+  const shares: ThreadShares = { main: 0, others: {} };
+  for (const thread of after) {
+    const percent = (100 * (thread.seconds - (start.get(thread.tid) ?? 0))) / wallSeconds;
+    if (thread.tid === pid) shares.main = percent;
+    else shares.others[thread.name] = (shares.others[thread.name] ?? 0) + percent;
+  }
+  return shares;
+}
 
 export interface OwnCostResult {
   windows: number;
   windowSeconds: number;
+  nodeVersion: string;
   /** % of one core per window, by variant. */
-  cpuPercent: Record<Variant['name'], number[]>;
-  rssMb: Record<Variant['name'], number | null>;
+  cpuPercent: Record<string, number[]>;
+  /** The same split by thread, per window, by variant. */
+  threads: Record<string, ThreadShares[]>;
+  rssMb: Record<string, number | null>;
   loadAverage: number[][];
   profile: (ProfileSummary & { seconds: number; busyPercent: number }) | null;
 }
@@ -67,33 +112,39 @@ export async function measureOwnCost(
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     const common = ['--db', databaseUrl(config), '--port', '0'];
+    const variants = variantsOf(options.otherNode);
     const running = await Promise.all(
-      VARIANTS.map(async (variant, index) => ({
+      variants.map(async (variant, index) => ({
         variant,
         ...(await startCliChild(
           `aioscope ${variant.name}`,
           [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
           cleanups,
+          variant.node === undefined ? {} : { node: variant.node },
         )),
       })),
     );
     log(`own cost: ${running.length} processes started; settling ${SETTLE_MS / 1000} s`);
     await sleep(SETTLE_MS);
-    const cpuPercent: OwnCostResult['cpuPercent'] = { recording: [], '--no-record': [] };
+    const cpuPercent: OwnCostResult['cpuPercent'] = Object.fromEntries(variants.map((v) => [v.name, []]));
+    const threads: OwnCostResult['threads'] = Object.fromEntries(variants.map((v) => [v.name, []]));
     const loadAverage: number[][] = [];
     for (let window = 0; window < options.windows; window++) {
-      const before = running.map(({ pid }) => processCpuSeconds(pid));
+      const before = running.map(({ pid }) => ({ process: processCpuSeconds(pid), threads: threadCpuSeconds(pid) }));
       const started = performance.now();
       await sleep(options.windowSeconds * 1000);
       const wallSeconds = (performance.now() - started) / 1000;
       running.forEach(({ variant, pid }, index) => {
-        const cpu = (processCpuSeconds(pid) ?? Number.NaN) - (before[index] ?? Number.NaN);
-        cpuPercent[variant.name].push((100 * cpu) / wallSeconds);
+        const cpu = (processCpuSeconds(pid) ?? Number.NaN) - (before[index]?.process ?? Number.NaN);
+        cpuPercent[variant.name]?.push((100 * cpu) / wallSeconds);
+        threads[variant.name]?.push(
+          threadShares(pid, before[index]?.threads ?? [], threadCpuSeconds(pid), wallSeconds),
+        );
       });
       loadAverage.push(os.loadavg().map((value) => Math.round(value * 100) / 100));
       log(
         `own cost window ${window + 1}/${options.windows}: ` +
-          VARIANTS.map((v) => `${v.name} ${fmt(cpuPercent[v.name].at(-1) ?? Number.NaN, 2)} %`).join(', ') +
+          variants.map((v) => `${v.name} ${fmt(cpuPercent[v.name]?.at(-1) ?? Number.NaN, 2)} %`).join(', ') +
           `; load ${loadAverage.at(-1)?.join(' ')}`,
       );
     }
@@ -108,7 +159,16 @@ export async function measureOwnCost(
       options.profileSeconds > 0
         ? await profileRecording([...common, '--data-dir', path.join(dir, 'data-profile')], dir, options, cleanups)
         : null;
-    return { windows: options.windows, windowSeconds: options.windowSeconds, cpuPercent, rssMb, loadAverage, profile };
+    return {
+      windows: options.windows,
+      windowSeconds: options.windowSeconds,
+      nodeVersion: process.version,
+      cpuPercent,
+      threads,
+      rssMb,
+      loadAverage,
+      profile,
+    };
   }, parent);
 }
 
@@ -146,29 +206,45 @@ async function profileRecording(
   return { ...summary, seconds, busyPercent: 100 * (1 - summary.idleShare) };
 }
 
+/** Median of each thread group's share over the windows, largest first: "V8Worker 0.6 %, libuv-worker 0.4 %". */
+function otherThreadsText(windows: readonly ThreadShares[]): string {
+  const names = [...new Set(windows.flatMap((window) => Object.keys(window.others)))];
+  return names
+    .map((name) => ({ name, percent: median(windows.map((window) => window.others[name] ?? 0)) }))
+    .sort((a, b) => b.percent - a.percent)
+    .map(({ name, percent }) => `${name} ${fmt(percent, 2)} %`)
+    .join(', ');
+}
+
 /** `own-cost`: aioscope's own CPU for one watched server at the defaults (issue 24). */
-export async function runOwnCost(quick: boolean, roundsScale: number, parent: Cleanups): Promise<TableRow[]> {
+export async function runOwnCost(bench: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   return using(async (cleanups) => {
     const { server } = await openScannedBenchCluster(cleanups);
+    const { quick, roundsScale } = bench;
     const options: OwnCostOptions = {
       windows: quick ? 2 : Math.max(2, Math.round(3 * roundsScale)),
       windowSeconds: quick ? 10 : 30,
       profileSeconds: quick ? 10 : 30,
+      otherNode: bench.ownCostNode,
     };
     const result = await measureOwnCost(server.connectionConfig, options, cleanups);
     writeResult('own-cost', result);
     const load = result.loadAverage.map((entry) => entry[0]).filter((value) => value !== undefined);
-    const rows = VARIANTS.map((variant): TableRow => {
-      const values = result.cpuPercent[variant.name];
-      const rss = result.rssMb[variant.name];
+    const variants = Object.keys(result.cpuPercent);
+    const rows = variants.map((name): TableRow => {
+      const values = result.cpuPercent[name] ?? [];
+      const windows = result.threads[name] ?? [];
+      const rss = result.rssMb[name];
+      const recording = name !== '--no-record';
+      const node = name.includes('node v') ? '' : `, node ${result.nodeVersion}`;
       return {
         measurement: "aioscope's own CPU, one server",
-        condition: `\`--db URL\` at the defaults (20 Hz${variant.name === 'recording' ? ', recording' : ', --no-record'}), cold scans, no viewer, ${result.windows} × ${result.windowSeconds} s, both variants at once`,
+        condition: `\`--db URL\` at the defaults (20 Hz, ${name}${node}), cold scans, no viewer, ${result.windows} × ${result.windowSeconds} s, all ${variants.length} variants at once`,
         result:
-          `${fmt(median(values), 2)} % of a core (${fmt(min(values), 2)}–${fmt(max(values), 2)}), RSS ${fmt(rss ?? Number.NaN)} MB; ` +
-          `load ${fmt(min(load), 1)}–${fmt(max(load), 1)}`,
-        target: variant.name === 'recording' ? `≤ ${OWN_COST_GOAL_PERCENT} %` : '–',
-        verdict: variant.name === 'recording' ? verdict(median(values) <= OWN_COST_GOAL_PERCENT) : 'n/a',
+          `${fmt(median(values), 2)} % of a core (${fmt(min(values), 2)}–${fmt(max(values), 2)}): main thread ${fmt(median(windows.map((w) => w.main)), 2)} %, ` +
+          `other threads ${otherThreadsText(windows)}; RSS ${fmt(rss ?? Number.NaN)} MB; load ${fmt(min(load), 1)}–${fmt(max(load), 1)}`,
+        target: recording ? `≤ ${OWN_COST_GOAL_PERCENT} %` : '–',
+        verdict: recording ? verdict(median(values) <= OWN_COST_GOAL_PERCENT) : 'n/a',
       };
     });
     if (result.profile !== null) {

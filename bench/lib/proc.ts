@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 
 /** Kernel clock ticks per second, the unit of utime/stime in /proc/<pid>/stat. */
@@ -11,18 +11,50 @@ export const CLOCK_TICKS: number = (() => {
   }
 })();
 
+/** utime + stime in seconds of a /proc stat file (a process's or one thread's). */
+function cpuSecondsOf(statFile: string): number {
+  const stat = readFileSync(statFile, 'utf8');
+  // The command name (field 2) may contain spaces and parentheses: split after its last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // After the name: field 3 (state) is index 0, so utime (14) is index 11 and stime (15) index 12.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 /** utime + stime of a process in seconds, or null when it is gone or unreadable. */
 export function processCpuSeconds(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may contain spaces and parentheses: split after its last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // After the name: field 3 (state) is index 0, so utime (14) is index 11 and stime (15) index 12.
-    const utime = Number(fields[11]);
-    const stime = Number(fields[12]);
-    return (utime + stime) / CLOCK_TICKS;
+    return cpuSecondsOf(`/proc/${pid}/stat`);
   } catch {
     return null;
+  }
+}
+
+/** One thread of a process: its name (Node 22+ names its V8Worker and libuv-worker threads) and CPU. */
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  seconds: number;
+}
+
+/** utime + stime of each thread of a process (the main thread's tid is the pid); empty when it is gone. */
+export function threadCpuSeconds(pid: number): ThreadCpu[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((entry) => {
+      try {
+        const dir = `/proc/${pid}/task/${entry}`;
+        return [
+          {
+            tid: Number(entry),
+            name: readFileSync(`${dir}/comm`, 'utf8').trim(),
+            seconds: cpuSecondsOf(`${dir}/stat`),
+          },
+        ];
+      } catch {
+        return []; // the thread ended between the listing and the read
+      }
+    });
+  } catch {
+    return [];
   }
 }
 

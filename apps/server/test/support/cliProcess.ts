@@ -13,12 +13,18 @@ export interface CliRun {
 
 /**
  * Runs the real command line, as `npm start -- ARGS` would, without npm in between. `nodeArgs`
- * go to node itself (the bench's `--cpu-prof`, which NODE_OPTIONS does not accept).
+ * go to node itself (the bench's `--cpu-prof`, which NODE_OPTIONS does not accept); `node` is the
+ * binary (the bench's own-cost runs it on another Node version too).
  */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): CliRun {
+export function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  nodeArgs: string[] = [],
+  node: string = process.execPath,
+): CliRun {
   let stdout = '';
   let stderr = '';
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', CLI_PATH, ...args], {
+  const child = spawn(node, [...nodeArgs, '--import', 'tsx', CLI_PATH, ...args], {
     cwd: REPO_ROOT,
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
