@@ -9,8 +9,9 @@ import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './su
 
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-compare');
-const DATA_TIMEOUT_MS = 120_000;
-const SIDE_MS = 30_000;
+const DATA_TIMEOUT_MS = 180_000;
+/** Long enough to hold the end of a demo scan (pg_stat_io counts a statement's reads when it ends). */
+const SIDE_MS = 60_000;
 
 interface Ranges {
   a: { from: number; to: number };
@@ -18,8 +19,10 @@ interface Ranges {
   answer: CompareResult;
 }
 
+/** The demo scan is on the side's scan map and pg_stat_io counted enough reads for a read size. */
 const scanned = (side: CompareResult['a']): boolean =>
-  side.scans?.some((scan) => scan.relation === DEMO_TABLE && scan.bytes > 0) === true;
+  side.scans?.some((scan) => scan.relation === DEMO_TABLE && scan.bytes > 0) === true &&
+  side.figures.bytesPerRead?.value !== null;
 
 describe('compare: two recorded ranges with scans, side by side', () => {
   let app: CliRun;
@@ -40,7 +43,7 @@ describe('compare: two recorded ranges with scans, side by side', () => {
     await stopCli(app);
   });
 
-  /** Two adjacent 30 s ranges (ended 5 s ago, so they no longer grow) in which the demo workload scanned. */
+  /** Two adjacent 60 s ranges (ended 5 s ago, so they no longer grow) in which the demo workload scanned. */
   async function rangesWithScans(): Promise<Ranges> {
     if (ranges !== undefined) return ranges;
     const deadline = Date.now() + DATA_TIMEOUT_MS;
