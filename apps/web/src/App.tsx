@@ -1,4 +1,5 @@
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { OpenedRecording } from '@aioscope/spec';
 import { useHistoryExtent } from './api/history.ts';
 import { TargetSwitcher } from './fleet/TargetSwitcher.tsx';
 import { UnknownTarget } from './fleet/UnknownTarget.tsx';
@@ -88,14 +89,15 @@ export function App(): ReactNode {
   const clock = useBucketClock(liveStore, bucketMs, live);
   const { browserNow, domainEnd } = clock;
   const extent = useHistoryExtent(targetId);
-  const openFile = useOpenRecording((opened) =>
+  // An opened file or baseline: straight to it, at its end like a paused live view (its "now"
+  // figures show its last samples).
+  const showOpened = (opened: OpenedRecording): void =>
     setLocation({
       targetId: opened.targetId,
       pid: null,
-      // At the file's end, like a paused live view: its "now" figures show its last samples.
       view: { mode: 'range', from: opened.from, to: opened.to, at: opened.to, speed: null },
-    }),
-  );
+    });
+  const openFile = useOpenRecording(showOpened);
   const [theme, setTheme] = useState<Theme>(() => {
     const chosen = initialTheme();
     applyTheme(chosen);
@@ -219,6 +221,7 @@ export function App(): ReactNode {
                 onStep={time.step}
                 onMoment={time.setMoment}
                 onOpenFile={openFile.open}
+                onOpenBaseline={showOpened}
               />
               {openFile.message !== null ? (
                 <div

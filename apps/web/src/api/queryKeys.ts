@@ -11,6 +11,7 @@ export const queryKeys = {
   historyEvents: (id: string, from: number, to: number) => ['targets', id, 'history', 'events', from, to] as const,
   historyReaders: (id: string, from: number, to: number) => ['targets', id, 'history', 'readers', from, to] as const,
   compare: (query: string) => ['compare', query] as const,
+  baselines: () => ['baselines'] as const,
   overview: () => ['overview'] as const,
   identity: () => ['me'] as const,
   labInfo: () => ['lab'] as const,

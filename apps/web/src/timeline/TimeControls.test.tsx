@@ -46,6 +46,7 @@ async function renderControls(overrides: Partial<TimeControlsProps> = {}): Promi
     onStep: vi.fn(),
     onMoment: vi.fn(),
     onOpenFile: vi.fn(),
+    onOpenBaseline: vi.fn(),
     ...overrides,
   };
   await render(<TimeControls {...props} />);

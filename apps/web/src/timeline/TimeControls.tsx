@@ -1,9 +1,10 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import type { HistoryExtent } from '@aioscope/spec';
+import type { HistoryExtent, OpenedRecording } from '@aioscope/spec';
 import { exportUrls } from '../api/history.ts';
 import { compareHref, sameLengthBefore } from '../compare/compareLink.ts';
 import { formatBytes, formatDuration } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
+import { BaselineList, MarkBaseline } from './Baselines.tsx';
 import { momentKeyMove } from './momentKeys.ts';
 import {
   RANGE_PRESETS,
@@ -33,6 +34,8 @@ export interface TimeControlsProps {
   onStep: (direction: -1 | 1) => void;
   onMoment: (at: number) => void;
   onOpenFile: (file: File) => void;
+  /** A baseline opened from the list: shown as an opened recording file is. */
+  onOpenBaseline: (opened: OpenedRecording) => void;
 }
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 0.1: '1/10×', 0.25: '1/4×', 1: '1×', 4: '4×', 16: '16×' };
@@ -63,6 +66,11 @@ function recordingText(extent: HistoryExtent | undefined, error: string | null):
 export function TimeControls(props: TimeControlsProps): ReactNode {
   const { view, targetId, hasLive, extent, serverNow, playing } = props;
   const [customOpen, setCustomOpen] = useState(false);
+  const [baselines, setBaselines] = useState<{ shown: 'mark' | 'list' | null; marked: string | null }>({
+    shown: null,
+    marked: null,
+  });
+  const showBaselines = (shown: 'mark' | 'list' | null): void => setBaselines({ shown, marked: null });
   const recording = recordingText(extent, props.extentError);
   const live = view.mode === 'live';
   const fileInputId = useId();
@@ -145,8 +153,26 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
               >
                 Compare…
               </a>
+              <button
+                type="button"
+                className="time-button"
+                aria-expanded={baselines.shown === 'mark'}
+                onClick={() => showBaselines(baselines.shown === 'mark' ? null : 'mark')}
+                data-testid="mark-baseline"
+              >
+                Mark as baseline…
+              </button>
             </>
           ) : null}
+          <button
+            type="button"
+            className="time-button"
+            aria-expanded={baselines.shown === 'list'}
+            onClick={() => showBaselines(baselines.shown === 'list' ? null : 'list')}
+            data-testid="show-baselines"
+          >
+            Baselines
+          </button>
           <label className="time-button" htmlFor={fileInputId}>
             Open recording…
           </label>
@@ -171,6 +197,25 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
             setCustomOpen(false);
             props.onView(next);
           }}
+        />
+      ) : null}
+      {baselines.shown === 'mark' && view.mode === 'range' && targetId !== null ? (
+        <MarkBaseline
+          targetId={targetId}
+          range={view}
+          onMarked={(marked) => setBaselines({ shown: 'list', marked: marked.id })}
+          onClose={() => showBaselines(null)}
+        />
+      ) : null}
+      {baselines.shown === 'list' ? (
+        <BaselineList
+          current={view.mode === 'range' && targetId !== null ? { targetId, from: view.from, to: view.to } : null}
+          marked={baselines.marked}
+          onOpened={(opened) => {
+            showBaselines(null);
+            props.onOpenBaseline(opened);
+          }}
+          onClose={() => showBaselines(null)}
         />
       ) : null}
       {view.mode === 'range' ? <ReplayRow {...props} view={view} /> : null}
