@@ -43,7 +43,8 @@ describe('compare of two recorded ranges on a real PostgreSQL 18', () => {
     const range = { from, to: Math.ceil(counted.t) + 1 };
     await waitUntil(
       async () => (await history.rollups(range, 1_000)).some((point) => point.statReads > 0),
-      10_000,
+      // The store writes every 2 s, a second's roll-up a second after it ends; more on a loaded machine.
+      30_000,
       'the scan in the store',
     );
     return range;

@@ -37,6 +37,14 @@ describe('compareSide', () => {
     expect(side.figures.readThroughput?.value).toBeGreaterThan(0);
   });
 
+  it('reads throughput over the recorded time: a range twice as long around the same samples reads the same', () => {
+    const recorded = sideOfRecording('pg18.4-embedded-worker');
+    const once = compareSide(recorded).figures.readThroughput?.value;
+    const longer = compareSide({ ...recorded, from: recorded.from - (recorded.to - recorded.from) });
+    expect(once).toBeGreaterThan(0);
+    expect(longer.figures.readThroughput?.value).toBeCloseTo(once ?? 0, 6);
+  });
+
   it('under io_uring has no io workers to be busy, and says why', () => {
     const side = compareSide(sideOfRecording('pg18.6-io_uring'));
     expect(side.figures.ioWorkerBusyShare).toMatchObject({

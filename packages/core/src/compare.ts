@@ -42,8 +42,9 @@ export interface CompareSideInput {
     sampleRateHz: number;
     statRateHz: number;
   };
-  /** Roll-ups of the range, any step: they are summed. */
+  /** Roll-ups of the range, summed; stepMs is their step. */
   points: readonly RollupPoint[];
+  stepMs: number;
   /** Raw frames of the range; null when the range is longer than raw frames are served for. */
   raw: { frames: readonly LiveFrame[]; scansBefore: LiveFrame | null } | null;
   /** Why the settings may not be the range's own (settingsCaveatOf); null when they are. */
@@ -61,12 +62,14 @@ interface RangeTotals {
   waitSums: Map<string, number>;
   statReads: number;
   statReadBytes: number;
+  /** Roll-up steps holding at least one sample. */
+  sampledSteps: number;
 }
 
 function totalsOf(points: readonly RollupPoint[]): RangeTotals {
   const totals: RangeTotals = {
     ...{ frames: 0, inflightFrames: 0, readsInFlightSum: 0, readsInFlightPeak: 0 },
-    ...{ workerSamples: 0, workerBusy: 0, waitSums: new Map(), statReads: 0, statReadBytes: 0 },
+    ...{ workerSamples: 0, workerBusy: 0, waitSums: new Map(), statReads: 0, statReadBytes: 0, sampledSteps: 0 },
   };
   for (const point of points) {
     totals.frames += point.frames;
@@ -82,6 +85,7 @@ function totalsOf(points: readonly RollupPoint[]): RangeTotals {
     }
     totals.statReads += point.statReads;
     totals.statReadBytes += point.statReadBytes;
+    if (point.frames > 0) totals.sampledSteps++;
   }
   return totals;
 }
@@ -166,8 +170,12 @@ function figuresOf(
         : 'no io worker was sampled'
       : null);
 
-  const seconds = (input.to - input.from) / 1000;
-  const throughputSource = 'pg_stat_io read bytes over the range (reads × op_bytes before 18)';
+  // Over the time the range was recorded (steps with samples): a range that began before recording
+  // did, or spans a gap, would otherwise read as slow.
+  const rangeSeconds = (input.to - input.from) / 1000;
+  const recordedSeconds = (totals.sampledSteps * input.stepMs) / 1000;
+  const seconds = recordedSeconds > 0 ? Math.min(rangeSeconds, recordedSeconds) : rangeSeconds;
+  const throughputSource = 'pg_stat_io read bytes over the recorded time of the range (reads × op_bytes before 18)';
   return {
     bytesPerRead: perRead('bytesPerRead', 'pg_stat_io read_bytes / reads over the range', 1),
     blocksPerRead: perRead('blocksPerRead', 'pg_stat_io read_bytes / reads / block_size', server?.blockSize ?? 8192),

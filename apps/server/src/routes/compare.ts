@@ -34,6 +34,7 @@ async function readSide(reader: HistoryReader, range: HistoryRange): Promise<Com
     ...range,
     about,
     points,
+    stepMs,
     raw,
     settingsCaveat: settingsCaveatOf(later),
   });

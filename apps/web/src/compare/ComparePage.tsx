@@ -142,20 +142,24 @@ function FiguresTable({ result }: { result: CompareResult }): ReactNode {
         <table className="compare-table" data-testid="compare-figures">
           <thead>
             <tr>
-              <th scope="col">figure</th>
+              <th scope="col" className="compare-wide-only">
+                figure
+              </th>
               <SideHeading name="A" side={a} />
               <SideHeading name="B" side={b} />
-              <th scope="col">source · rate</th>
+              <th scope="col" className="compare-wide-only">
+                source · rate
+              </th>
             </tr>
           </thead>
           <tbody>
             {FIGURE_ROWS.map((row) => (
               <tr key={row.key} data-testid={`compare-figure-${row.key}`}>
                 <th scope="row">{row.label}</th>
-                <td className={a.figures[row.key]?.value === null ? 'compare-none' : 'num'}>
+                <td className={a.figures[row.key]?.value === null ? 'compare-none' : 'num'} data-label="A">
                   {figureText(a, row.key, row.format)}
                 </td>
-                <td className={b.figures[row.key]?.value === null ? 'compare-none' : 'num'}>
+                <td className={b.figures[row.key]?.value === null ? 'compare-none' : 'num'} data-label="B">
                   {figureText(b, row.key, row.format)}
                 </td>
                 <td className="compare-source">{sourceText(a, b, row.key)}</td>
@@ -163,8 +167,8 @@ function FiguresTable({ result }: { result: CompareResult }): ReactNode {
             ))}
             <tr>
               <th scope="row">wait-event mix</th>
-              <td>{waitsCell(a)}</td>
-              <td>{waitsCell(b)}</td>
+              <td data-label="A">{waitsCell(a)}</td>
+              <td data-label="B">{waitsCell(b)}</td>
               <td className="compare-source">
                 pg_stat_activity AIO wait events at each sample · {formatNumber(a.sampleRateHz)} Hz
               </td>
@@ -194,8 +198,12 @@ function SettingsTable({ result }: { result: CompareResult }): ReactNode {
           <thead>
             <tr>
               <th scope="col">setting</th>
-              <th scope="col">A</th>
-              <th scope="col">B</th>
+              <th scope="col" className="compare-wide-only">
+                A
+              </th>
+              <th scope="col" className="compare-wide-only">
+                B
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -205,8 +213,8 @@ function SettingsTable({ result }: { result: CompareResult }): ReactNode {
                   {row.name}
                   {row.differs ? <span className="compare-differs-mark"> · differs</span> : null}
                 </th>
-                <td>{row.a ?? 'not read'}</td>
-                <td>{row.b ?? 'not read'}</td>
+                <td data-label="A">{row.a ?? 'not read'}</td>
+                <td data-label="B">{row.b ?? 'not read'}</td>
               </tr>
             ))}
           </tbody>
@@ -229,13 +237,19 @@ function ScanList({ name, side }: { name: 'A' | 'B'; side: CompareSide }): React
       <p className="caveat">The scan map saw no relation scan in this range.</p>
     ) : (
       <div className="table-wrap">
-        <table className="compare-table" data-testid={`compare-scans-${name}`}>
+        <table className="compare-table compare-scans-table" data-testid={`compare-scans-${name}`}>
           <thead>
             <tr>
               <th scope="col">relation</th>
-              <th scope="col">read</th>
-              <th scope="col">duration</th>
-              <th scope="col">throughput</th>
+              <th scope="col" className="compare-wide-only">
+                read
+              </th>
+              <th scope="col" className="compare-wide-only">
+                duration
+              </th>
+              <th scope="col" className="compare-wide-only">
+                throughput
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -249,9 +263,15 @@ function ScanList({ name, side }: { name: 'A' | 'B'; side: CompareSide }): React
                     {scan.executions > 1 ? ` · ${scan.executions} scans, added up` : ''}
                   </span>
                 </th>
-                <td className="num">{formatBytes(scan.bytes)}</td>
-                <td className="num">{formatDuration(scan.durationMs, 'age')}</td>
-                <td className="num">{scan.bytesPerSecond === null ? '—' : `${formatBytes(scan.bytesPerSecond)}/s`}</td>
+                <td className="num" data-label="read">
+                  {formatBytes(scan.bytes)}
+                </td>
+                <td className="num" data-label="duration">
+                  {formatDuration(scan.durationMs, 'age')}
+                </td>
+                <td className="num" data-label="throughput">
+                  {scan.bytesPerSecond === null ? '—' : `${formatBytes(scan.bytesPerSecond)}/s`}
+                </td>
               </tr>
             ))}
           </tbody>

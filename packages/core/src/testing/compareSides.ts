@@ -23,6 +23,7 @@ export function sideOfRecording(name: string): CompareSideInput {
     to,
     about: { target: { name }, ...summary },
     points: rollup(frames, ioDeltas, from, to, 1000),
+    stepMs: 1000,
     raw: { frames, scansBefore: null },
     settingsCaveat: null,
   };
@@ -52,6 +53,7 @@ export function sideOf17(): CompareSideInput {
     to: after.t + 1,
     about: { target: { name: 'pg17' }, server, capabilities, sampleRateHz: 20, statRateHz: 1 },
     points: rollup([], [delta], before.t, after.t + 1, 1000),
+    stepMs: 1000,
     raw: { frames: [], scansBefore: null },
     settingsCaveat: null,
   };
