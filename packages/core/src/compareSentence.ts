@@ -171,8 +171,9 @@ export function compareSides(a: CompareSide, b: CompareSide): CompareResult {
     waitsPart(a, b),
     settingsPart(settingsDiffer),
   ].filter((part): part is string => part !== null);
-  // "same io workers" is worth saying beside other differences only: alone it is no difference.
-  const differences = parts.length === 1 && parts[0] === SAME_IO_WORKERS ? [] : parts;
+  // "same io workers" is worth saying beside other differences only, after them: alone it is no difference.
+  const others = parts.filter((part) => part !== SAME_IO_WORKERS);
+  const differences = others.length === 0 ? [] : others.length < parts.length ? [...others, SAME_IO_WORKERS] : others;
   return {
     a,
     b,
