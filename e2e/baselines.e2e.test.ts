@@ -5,6 +5,7 @@ import { baselineListSchema } from '@aioscope/spec';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
+import { WIDTHS_AND_THEMES } from './support/viewports.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-baselines');
@@ -82,12 +83,7 @@ describe('baselines: mark the shown range, list it, open it, compare with it', (
     await context.close();
   });
 
-  it.each([
-    [420, 'dark'],
-    [420, 'light'],
-    [1920, 'dark'],
-    [1920, 'light'],
-  ] as const)(
+  it.each(WIDTHS_AND_THEMES)(
     'marks and lists at %i px in the %s theme without the page scrolling sideways',
     async (width, colorScheme) => {
       const context = await chromium.browser.newContext({ viewport: { width, height: 1000 }, colorScheme });

@@ -6,6 +6,7 @@ import { render } from 'vitest-browser-react';
 import type { Baseline, OpenedRecording } from '@aioscope/spec';
 import { compareHref } from '../compare/compareLink.ts';
 import { answerRequests, type Answer, type SentRequest } from '../testing/fakeApi.ts';
+import { timeControlsProps } from '../testing/timeControlsProps.ts';
 import { BaselineList } from './Baselines.tsx';
 import { TimeControls, type TimeControlsProps } from './TimeControls.tsx';
 
@@ -41,23 +42,7 @@ async function renderBar(routes: Record<string, (request: SentRequest) => Answer
   props: TimeControlsProps;
 }> {
   const sent = answerRequests(routes);
-  const props: TimeControlsProps = {
-    view: RANGE,
-    targetId: 'reporting',
-    hasLive: true,
-    extent: undefined,
-    extentError: null,
-    serverNow: TO,
-    at: TO,
-    playing: false,
-    onView: vi.fn(),
-    onPause: vi.fn(),
-    onPlay: vi.fn(),
-    onStep: vi.fn(),
-    onMoment: vi.fn(),
-    onOpenFile: vi.fn(),
-    onOpenBaseline: vi.fn(),
-  };
+  const props = timeControlsProps(TO, { view: RANGE, targetId: 'reporting' });
   await render(<TimeControls {...props} />, { wrapper });
   return { sent, props };
 }

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, test, vi } from 'vitest';
 import { page, userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
 import { recordedPayloads } from '../testing/recorded.ts';
+import { timeControlsProps } from '../testing/timeControlsProps.ts';
 import { TimeControls, type TimeControlsProps } from './TimeControls.tsx';
 import type { TimeView } from './timeView.ts';
 
@@ -31,24 +32,7 @@ function extentOf(state: HistoryExtent['recording']['state'], reason: string | n
 
 /** The time bar with every callback recorded; `view` live unless given. */
 async function renderControls(overrides: Partial<TimeControlsProps> = {}): Promise<TimeControlsProps> {
-  const props: TimeControlsProps = {
-    view: { mode: 'live' },
-    targetId: 'recorded',
-    hasLive: true,
-    extent: extentOf('recording'),
-    extentError: null,
-    serverNow: now,
-    at: now,
-    playing: false,
-    onView: vi.fn(),
-    onPause: vi.fn(),
-    onPlay: vi.fn(),
-    onStep: vi.fn(),
-    onMoment: vi.fn(),
-    onOpenFile: vi.fn(),
-    onOpenBaseline: vi.fn(),
-    ...overrides,
-  };
+  const props = timeControlsProps(now, { extent: extentOf('recording'), ...overrides });
   await render(<TimeControls {...props} />);
   return props;
 }
