@@ -34,6 +34,8 @@ export interface HistoryReader {
 /** Every target's history, by target id; a consumer of the monitors, like the live hub. */
 export interface HistoryCatalog {
   get(targetId: string): HistoryReader | undefined;
+  /** A target of the targets file another replica samples, read from the shared store (--store). */
+  elsewhere?(targetId: string): HistoryReader | undefined;
   /** The store's baselines; absent when nothing is recorded (--no-record): they need the store. */
   readonly baselines?: BaselineShelf;
 }

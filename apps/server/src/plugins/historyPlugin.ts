@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { HistoryEventKind, HistoryExtent, TargetSummary } from '@aioscope/spec';
 import { emptyHistoryFrames, type HistoryCatalog, type HistoryReader } from '../history/historyReader.ts';
@@ -109,7 +110,11 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       if (kind === 'started') lab.addEvent('labRunStarted', `${what} started`);
       else lab.addEvent('labRunEnded', `${what} ${experiment.status}`);
     });
-    app.decorate('history', { get: (id: string) => readers.get(id), baselines: store.baselines });
+    app.decorate('history', {
+      get: (id: string) => readers.get(id),
+      ...(store_ === null ? {} : { elsewhere: sharedReaders(store, app) }),
+      baselines: store.baselines,
+    });
     app.addHook('onClose', async () => {
       stopLab();
       stopFollowing();
@@ -120,6 +125,32 @@ export const historyPlugin = fp<HistoryPluginOptions>(
   },
   { name: 'aioscope-history', dependencies: ['aioscope-monitors', 'aioscope-lab'] },
 );
+
+/**
+ * Replicas sharing a store: the past of a listed target another replica samples is read from the
+ * store as its owner's is, described as the store last described it (its name until that is read).
+ */
+function sharedReaders(store: HistoryStore, app: FastifyInstance): (id: string) => HistoryReader | undefined {
+  const readers = new Map<string, HistoryReader>();
+  const descriptions = new Map<string, TargetDescription>();
+  return (id) => {
+    if (app.monitors.has(id) || app.fleet.replica?.().listed.includes(id) !== true) return undefined;
+    void store.storedDescription(id).then(
+      (stored) => stored !== null && descriptions.set(id, stored),
+      () => undefined,
+    );
+    let reader = readers.get(id);
+    if (reader === undefined) {
+      reader = store.reader(id, () => descriptions.get(id) ?? unreadDescription(id));
+      readers.set(id, reader);
+    }
+    return reader;
+  };
+}
+
+function unreadDescription(id: string): TargetDescription {
+  return { target: { id, name: id }, server: null, capabilities: null, sampleRateHz: 0, statRateHz: 0 };
+}
 
 function describe(summary: TargetSummary): TargetDescription {
   const { id, name, server, capabilities, sampleRateHz, statRateHz } = summary;

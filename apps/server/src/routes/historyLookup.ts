@@ -30,6 +30,8 @@ export function findHistory(sources: HistorySources, params: unknown): { ok: tru
   const opened = sources.recordings.get(id);
   if (opened !== undefined) return { ok: true, reader: opened };
   if (!sources.monitors.has(id)) {
+    const shared = sources.history?.elsewhere?.(id);
+    if (shared !== undefined) return { ok: true, reader: shared };
     const gone = sources.unwatched?.().find((target) => target.id === id);
     const kept = gone === undefined ? undefined : sources.history?.get(id);
     if (gone?.unwatchedSince === undefined || kept === undefined)

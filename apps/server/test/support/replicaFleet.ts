@@ -3,20 +3,22 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
+import { expect } from 'vitest';
 import { targetListSchema } from '@aioscope/spec';
+import { PG_SCHEMA } from '../../src/history/pgStore/pgStoreSchema.ts';
 import type { EmbeddedPostgresServer } from '../../src/postgres/embeddedPostgres.ts';
 import { runCli, waitForUrl, type CliRun } from './cliProcess.ts';
 import { waitUntil } from './polling.ts';
 import { connect, freePort, startTestPostgres } from './testPostgres.ts';
 
 /**
- * Real replicas for a test: a PostgreSQL 18 store, one watched server, a targets file listing
- * `targetIds` on it (passwords in a password file, as psql reads them), and aioscope processes
+ * Real replicas for a test: a PostgreSQL 18 store, one watched server or more, a targets file
+ * listing `targetIds` on them (passwords in a password file, as psql reads them), and aioscope processes
  * started on it with `--targets` and `--store`.
  */
 export interface ReplicaFleet {
   store: EmbeddedPostgresServer;
-  /** The server every target watches. */
+  /** The (first) server the targets watch. */
   watched: EmbeddedPostgresServer;
   storeUrl: string;
   targetsFile: string;
@@ -32,11 +34,27 @@ export interface ReplicaFleet {
   stop(): Promise<void>;
 }
 
-export async function startReplicaFleet(name: string, targetIds: readonly string[]): Promise<ReplicaFleet> {
-  const [store, watched] = await Promise.all([
+export interface ReplicaFleetOptions {
+  /** Watched servers the targets are spread over, in turn (1 by default). */
+  watchedServers?: number;
+  /** Sent with the helpers' own requests (an auth proxy's user header). */
+  headers?: Record<string, string>;
+}
+
+export async function startReplicaFleet(
+  name: string,
+  targetIds: readonly string[],
+  options: ReplicaFleetOptions = {},
+): Promise<ReplicaFleet> {
+  const servers = Math.max(1, options.watchedServers ?? 1);
+  const [store, ...watchedServers] = await Promise.all([
     startTestPostgres(`${name}-store`),
-    startTestPostgres(`${name}-watched`),
+    ...Array.from({ length: servers }, (_, i) =>
+      startTestPostgres(i === 0 ? `${name}-watched` : `${name}-watched-${i}`),
+    ),
   ]);
+  const watched = watchedServers[0] as EmbeddedPostgresServer;
+  const headers = options.headers ?? {};
   const admin: pg.Client = await connect(store);
   await admin.query('CREATE DATABASE team');
   await admin.end();
@@ -44,20 +62,20 @@ export async function startReplicaFleet(name: string, targetIds: readonly string
   const storeUrl = `postgres://${encodeURIComponent(String(user))}:${encodeURIComponent(String(password))}@127.0.0.1:${String(port)}/team`;
   const dir = await mkdtemp(path.join(tmpdir(), `aioscope-${name}-`));
   const targetsFile = path.join(dir, 'targets.yaml');
-  const watchedConfig = watched.connectionConfig;
   const passFile = path.join(dir, 'pgpass');
+  const configs = watchedServers.map((server) => server.connectionConfig);
   await writeFile(
     passFile,
-    `127.0.0.1:${String(watchedConfig.port)}:*:${String(watchedConfig.user)}:${String(watchedConfig.password)}\n`,
+    configs.map((c) => `127.0.0.1:${String(c.port)}:*:${String(c.user)}:${String(c.password)}\n`).join(''),
   );
   await chmod(passFile, 0o600);
   await writeFile(
     targetsFile,
     targetIds
-      .map(
-        (id) =>
-          `- name: ${id}\n  url: postgres://${String(watchedConfig.user)}@127.0.0.1:${String(watchedConfig.port)}/postgres\n`,
-      )
+      .map((id, i) => {
+        const c = configs[i % configs.length] ?? {};
+        return `- name: ${id}\n  url: postgres://${String(c.user)}@127.0.0.1:${String(c.port)}/postgres\n`;
+      })
       .join(''),
   );
   const runs: CliRun[] = [];
@@ -90,7 +108,7 @@ export async function startReplicaFleet(name: string, targetIds: readonly string
       return { run, url: await waitForUrl(run) };
     },
     sampled: async (url) => {
-      const response = await fetch(new URL('/api/targets', url));
+      const response = await fetch(new URL('/api/targets', url), { headers });
       const targets = targetListSchema.parse(await response.json());
       return targets
         .filter((t) => t.unwatchedSince === undefined && t.status.state === 'live')
@@ -98,14 +116,14 @@ export async function startReplicaFleet(name: string, targetIds: readonly string
         .sort();
     },
     owned: async (url) => {
-      const text = await (await fetch(new URL('/metrics', url))).text();
+      const text = await (await fetch(new URL('/metrics', url), { headers })).text();
       return [...text.matchAll(/^aioscope_target_owned\{[^}]*target="([^"]+)"[^}]*\} 1$/gm)]
         .map((match) => match[1] ?? '')
         .sort();
     },
     stop: async () => {
       for (const run of runs) run.child.kill('SIGKILL');
-      await Promise.all([store.stop(), watched.stop()]);
+      await Promise.all([store, ...watchedServers].map((server) => server.stop()));
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -136,4 +154,28 @@ export async function startRedis(): Promise<RunningRedis> {
   };
   await start();
   return { url: `redis://127.0.0.1:${String(port)}`, stop: () => child?.kill('SIGKILL'), start };
+}
+
+/**
+ * Never two samplers' frames interleaved in the shared store: per target, each writer's raw rows
+ * span a time of their own (a target moves from one replica to another, it is never sampled by both).
+ */
+export async function expectWritersApart(fleet: ReplicaFleet, targetIds: readonly string[]): Promise<void> {
+  const team = await connect(fleet.store, { database: 'team' });
+  try {
+    const spans = await team.query<{ target: string; writer: string; first: number; last: number }>(
+      `SELECT target, writer, min(first_t) AS first, max(last_t) AS last FROM ${PG_SCHEMA}.raw WHERE kind = 0 GROUP BY target, writer ORDER BY target, first`,
+    );
+    for (const target of targetIds) {
+      const ofTarget = spans.rows.filter((row) => row.target === target);
+      expect(ofTarget.length, target).toBeGreaterThan(0);
+      for (let i = 1; i < ofTarget.length; i++) {
+        expect(ofTarget[i]?.first, `${target}: ${JSON.stringify(ofTarget)}`).toBeGreaterThan(
+          ofTarget[i - 1]?.last ?? Infinity,
+        );
+      }
+    }
+  } finally {
+    await team.end();
+  }
 }
