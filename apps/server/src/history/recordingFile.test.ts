@@ -85,6 +85,27 @@ describe('recording file round trip', () => {
     expect(loaded.frames.slice(1)).toEqual(kept.slice(1));
   });
 
+  it('describes the target as it was when the range began, not as it is now', async () => {
+    const history = syntheticHistory('embedded', { durationMs: DURATION_MS });
+    const now = await history.describe();
+    const asked: number[] = [];
+    // A store that kept an older server version for the range's start (an upgrade came since).
+    const before = { ...now, server: now.server === null ? null : { ...now.server, version: '17.6' } };
+    const upgraded: typeof history = Object.assign(Object.create(history) as typeof history, {
+      describeAt: (t: number) => {
+        asked.push(t);
+        return Promise.resolve(before);
+      },
+    });
+    const filePath = path.join(folder, 'before-upgrade.aioscope.gz');
+    const cut = { from: range.from + 1_000, to: range.from + 3_000 };
+    await writeRecordingFile(upgraded, cut, filePath);
+    const loaded = await readRecording(await readFile(filePath));
+    expect(asked).toEqual([cut.from]);
+    expect(loaded.header.server?.version).toBe('17.6');
+    expect(now.server?.version).not.toBe('17.6');
+  });
+
   it('names files after the target and the range start', () => {
     expect(recordingFileName('embedded PostgreSQL 18', SYNTHETIC_START)).toBe(
       'aioscope-embedded-postgresql-18-2026-11-29T21-51-07Z.aioscope.gz',
