@@ -99,6 +99,7 @@ describe('baselines in the time bar', () => {
       .toHaveTextContent('already has a baseline named "before the upgrade"');
     await userEvent.keyboard('{Escape}');
     await expect.element(page.getByTestId('baseline-name')).not.toBeInTheDocument();
+    await expect.element(page.getByTestId('mark-baseline')).toHaveFocus();
   });
 
   test('opens one as a recording target; Keep cancels a delete', async () => {

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { HistoryExtent, OpenedRecording } from '@aioscope/spec';
 import { exportUrls } from '../api/history.ts';
 import { compareHref, sameLengthBefore } from '../compare/compareLink.ts';
@@ -71,6 +71,13 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
     marked: null,
   });
   const showBaselines = (shown: 'mark' | 'list' | null): void => setBaselines({ shown, marked: null });
+  const markButton = useRef<HTMLButtonElement>(null);
+  const listButton = useRef<HTMLButtonElement>(null);
+  /** Closing a baseline panel puts the focus back on the button that opened it, not on the page. */
+  const closeBaselines = (opener: typeof markButton): void => {
+    showBaselines(null);
+    opener.current?.focus();
+  };
   const recording = recordingText(extent, props.extentError);
   const live = view.mode === 'live';
   const fileInputId = useId();
@@ -154,6 +161,7 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
                 Compare…
               </a>
               <button
+                ref={markButton}
                 type="button"
                 className="time-button"
                 aria-expanded={baselines.shown === 'mark'}
@@ -165,6 +173,7 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
             </>
           ) : null}
           <button
+            ref={listButton}
             type="button"
             className="time-button"
             aria-expanded={baselines.shown === 'list'}
@@ -204,7 +213,7 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
           targetId={targetId}
           range={view}
           onMarked={(marked) => setBaselines({ shown: 'list', marked: marked.id })}
-          onClose={() => showBaselines(null)}
+          onClose={() => closeBaselines(markButton)}
         />
       ) : null}
       {baselines.shown === 'list' ? (
@@ -215,7 +224,7 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
             showBaselines(null);
             props.onOpenBaseline(opened);
           }}
-          onClose={() => showBaselines(null)}
+          onClose={() => closeBaselines(listButton)}
         />
       ) : null}
       {view.mode === 'range' ? <ReplayRow {...props} view={view} /> : null}
