@@ -1,4 +1,4 @@
-import { createContext, useContext } from 'react';
+import { createContext, useContext, useState } from 'react';
 
 export type Theme = 'dark' | 'light';
 const THEME_KEY = 'aioscope.theme';
@@ -24,4 +24,19 @@ export const ThemeContext = createContext<Theme>('dark');
 
 export function useTheme(): Theme {
   return useContext(ThemeContext);
+}
+
+/** A page's theme, applied at once from the saved or system choice, and the toggle that flips and saves it. */
+export function useThemeChoice(): [Theme, () => void] {
+  const [theme, setTheme] = useState<Theme>(() => {
+    const chosen = initialTheme();
+    applyTheme(chosen);
+    return chosen;
+  });
+  const toggle = (): void => {
+    const next = theme === 'dark' ? 'light' : 'dark';
+    applyTheme(next);
+    setTheme(next);
+  };
+  return [theme, toggle];
 }

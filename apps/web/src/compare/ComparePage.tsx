@@ -2,19 +2,15 @@ import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
 import type { CompareResult, CompareScan, CompareSide, TargetSummary } from '@aioscope/spec';
 import { useCompare } from '../api/compare.ts';
 import { useTargets } from '../api/targets.ts';
+import { RangeFields, readRangeFields, toLocalInput } from '../app/RangeFields.tsx';
 import { formatBytes, formatDuration, formatNumber, formatPercent } from '../format.ts';
-import { applyTheme, initialTheme, type Theme } from '../theme.ts';
+import { useThemeChoice } from '../theme.ts';
 import { COMPARE_PATH, compareHref, parseCompareLocation, sameLengthBefore, type CompareSides } from './compareLink.ts';
 import { FIGURE_ROWS, figureText, settingRows, sourceText, waitText } from './compareRows.ts';
 import './compare.css';
 
 /** Wait events shown per side in the table (the answer holds up to five). */
 const WAITS_SHOWN = 3;
-
-/** A datetime-local input's value for an epoch ms, in the browser's time zone, to the second. */
-function toLocalInput(t: number): string {
-  return new Date(t - new Date(t).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
-}
 
 function rangeLink(side: { targetId: string; from: number; to: number }): string {
   return `/t/${encodeURIComponent(side.targetId)}?from=${Math.round(side.from)}&to=${Math.round(side.to)}`;
@@ -36,12 +32,10 @@ function SideChooser({
   const [error, setError] = useState<string | null>(null);
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    const start = new Date(from).getTime();
-    const end = new Date(to).getTime();
-    if (!Number.isFinite(start) || !Number.isFinite(end)) return setError('Both times are needed.');
-    if (start >= end) return setError('"from" must be before "to".');
+    const range = readRangeFields(from, to);
+    if ('error' in range) return setError(range.error);
     setError(null);
-    onChoose({ a: sides.a, b: { targetId, from: start, to: end } });
+    onChoose({ a: sides.a, b: { targetId, from: range.from, to: range.to } });
   };
   const before = sameLengthBefore(sides.a);
   const known = targets.some((target) => target.id === targetId);
@@ -64,26 +58,7 @@ function SideChooser({
           ))}
         </select>
       </label>
-      <label>
-        from{' '}
-        <input
-          className="toolbar-control"
-          type="datetime-local"
-          step={1}
-          value={from}
-          onChange={(event) => setFrom(event.target.value)}
-        />
-      </label>
-      <label>
-        to{' '}
-        <input
-          className="toolbar-control"
-          type="datetime-local"
-          step={1}
-          value={to}
-          onChange={(event) => setTo(event.target.value)}
-        />
-      </label>
+      <RangeFields from={from} to={to} onFrom={setFrom} onTo={setTo} />
       <button type="submit" className="time-button primary">
         Compare
       </button>
@@ -360,11 +335,7 @@ export function CompareView({
  */
 export function ComparePage(): ReactNode {
   const [sides, setSides] = useState(() => parseCompareLocation(window.location.search));
-  const [theme, setTheme] = useState<Theme>(() => {
-    const chosen = initialTheme();
-    applyTheme(chosen);
-    return chosen;
-  });
+  const [theme, toggleTheme] = useThemeChoice();
   useEffect(() => {
     const onPop = (): void => setSides(parseCompareLocation(window.location.search));
     window.addEventListener('popstate', onPop);
@@ -373,11 +344,6 @@ export function ComparePage(): ReactNode {
   const choose = (next: CompareSides): void => {
     window.history.pushState(null, '', compareHref(next));
     setSides(next);
-  };
-  const toggleTheme = (): void => {
-    const next = theme === 'dark' ? 'light' : 'dark';
-    applyTheme(next);
-    setTheme(next);
   };
   return (
     <div className="app compare-page">

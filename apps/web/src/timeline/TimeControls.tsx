@@ -1,6 +1,7 @@
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { HistoryExtent, OpenedRecording } from '@aioscope/spec';
 import { exportUrls } from '../api/history.ts';
+import { RangeFields, readRangeFields, toLocalInput } from '../app/RangeFields.tsx';
 import { compareHref, sameLengthBefore } from '../compare/compareLink.ts';
 import { formatBytes, formatDuration } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
@@ -39,11 +40,6 @@ export interface TimeControlsProps {
 }
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 0.1: '1/10×', 0.25: '1/4×', 1: '1×', 4: '4×', 16: '16×' };
-
-function toLocalInput(t: number): string {
-  const d = new Date(t - new Date(t).getTimezoneOffset() * 60_000);
-  return d.toISOString().slice(0, 19);
-}
 
 function recordingText(extent: HistoryExtent | undefined, error: string | null): { text: string; tone: string } {
   if (error !== null) return { text: `history unavailable: ${error}`, tone: 'muted' };
@@ -327,35 +323,14 @@ function CustomRange({
   const [error, setError] = useState<string | null>(null);
   const submit = (event: FormEvent): void => {
     event.preventDefault();
-    const start = new Date(from).getTime();
-    const end = new Date(to).getTime();
-    if (!Number.isFinite(start) || !Number.isFinite(end)) return setError('Both times are needed.');
-    if (start >= end) return setError('"from" must be before "to".');
+    const range = readRangeFields(from, to);
+    if ('error' in range) return setError(range.error);
     setError(null);
-    onApply({ mode: 'range', from: start, to: end, at: end, speed: null });
+    onApply({ mode: 'range', from: range.from, to: range.to, at: range.to, speed: null });
   };
   return (
     <form className="time-row custom-range" onSubmit={submit} aria-label="Custom range">
-      <label>
-        from{' '}
-        <input
-          className="toolbar-control"
-          type="datetime-local"
-          step={1}
-          value={from}
-          onChange={(event) => setFrom(event.target.value)}
-        />
-      </label>
-      <label>
-        to{' '}
-        <input
-          className="toolbar-control"
-          type="datetime-local"
-          step={1}
-          value={to}
-          onChange={(event) => setTo(event.target.value)}
-        />
-      </label>
+      <RangeFields from={from} to={to} onFrom={setFrom} onTo={setTo} />
       <button type="submit" className="time-button primary">
         Show
       </button>
