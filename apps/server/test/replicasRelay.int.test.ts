@@ -1,15 +1,7 @@
-import { io as connectSocket, type Socket } from 'socket.io-client';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  auditReportSchema,
-  processDetailSchema,
-  targetListSchema,
-  type ClientToServerEvents,
-  type JoinTargetReply,
-  type ServerToClientEvents,
-  type TargetStatus,
-} from '@aioscope/spec';
+import { auditReportSchema, processDetailSchema, targetListSchema } from '@aioscope/spec';
+import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import { connect } from './support/testPostgres.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
@@ -20,37 +12,6 @@ import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } f
  * is lost, its own targets stay live while the others say why they are not, until it is back.
  */
 const TARGET_IDS = ['orders', 'billing'];
-type Viewer = Socket<ServerToClientEvents, ClientToServerEvents>;
-
-interface Watching {
-  socket: Viewer;
-  frames: number[];
-  snapshots: number;
-  statuses: TargetStatus[];
-}
-
-function watch(url: string, targetId: string): Watching {
-  const socket: Viewer = connectSocket(url, { transports: ['websocket'], reconnection: false });
-  const watching: Watching = { socket, frames: [], snapshots: 0, statuses: [] };
-  socket.on('snapshot', (snapshot) => {
-    if (snapshot.targetId === targetId) watching.snapshots++;
-  });
-  socket.on('frame', ({ targetId: id, frame }) => {
-    if (id === targetId) watching.frames.push(frame.t);
-  });
-  socket.on('status', ({ targetId: id, status }) => {
-    if (id === targetId) watching.statuses.push(status);
-  });
-  return watching;
-}
-
-function join(socket: Viewer, targetId: string): Promise<JoinTargetReply> {
-  return new Promise((resolve) => {
-    const send = (): void => void socket.emit('joinTarget', { targetId }, resolve);
-    if (socket.connected) send();
-    else socket.once('connect', send);
-  });
-}
 
 async function getJson(url: string, path: string): Promise<{ status: number; body: unknown }> {
   const response = await fetch(new URL(path, url));
@@ -61,7 +22,7 @@ describe('a replica relaying what another one samples', () => {
   let fleet: ReplicaFleet;
   let redis: RunningRedis;
   let backend: pg.Client;
-  const sockets: Viewer[] = [];
+  const viewers: Viewer[] = [];
 
   beforeAll(async () => {
     [fleet, redis] = await Promise.all([startReplicaFleet('replicas-relay', TARGET_IDS), startRedis()]);
@@ -69,7 +30,7 @@ describe('a replica relaying what another one samples', () => {
   });
 
   afterAll(async () => {
-    for (const socket of sockets) socket.disconnect();
+    for (const viewer of viewers) viewer.close();
     await backend?.end();
     await fleet?.stop();
     redis?.stop();
@@ -116,11 +77,11 @@ describe('a replica relaying what another one samples', () => {
     );
     expect((await getJson(b.url, '/api/targets/nowhere/audit')).status).toBe(404);
 
-    const local = watch(b.url, localTarget);
-    const remote = watch(b.url, remoteTarget);
-    sockets.push(local.socket, remote.socket);
-    expect(await join(local.socket, localTarget)).toEqual({ ok: true });
-    expect(await join(remote.socket, remoteTarget)).toEqual({ ok: true });
+    // One viewer per target: every frame, status and snapshot a viewer gets is of its target.
+    const [local, remote] = [await connectViewer(b.url), await connectViewer(b.url)];
+    viewers.push(local, remote);
+    expect((await joinAs(local, localTarget)).reply).toEqual({ ok: true });
+    expect((await joinAs(remote, remoteTarget)).reply).toEqual({ ok: true });
     await waitUntil(() => remote.frames.length > 5, 5_000, 'remote frames on b', 50);
 
     redis.stop();
@@ -142,12 +103,12 @@ describe('a replica relaying what another one samples', () => {
     const localBefore = local.frames.length;
     await sleep(1_000);
     expect(local.frames.length - localBefore).toBeGreaterThanOrEqual(15);
-    expect(local.frames.at(-1) ?? 0).toBeGreaterThan(lostAt);
+    expect(local.frames.at(-1)?.frame.t ?? 0).toBeGreaterThan(lostAt);
 
     await redis.start();
     const backAt = Date.now();
-    await waitUntil(() => remote.snapshots >= 2, 15_000, 'a fresh snapshot once Redis is back', 50);
-    await waitUntil(() => remote.frames.some((t) => t > backAt), 10_000, 'remote frames again', 50);
+    await waitUntil(() => remote.snapshots.length >= 2, 15_000, 'a fresh snapshot once Redis is back', 50);
+    await waitUntil(() => remote.frames.some(({ frame }) => frame.t > backAt), 10_000, 'remote frames again', 50);
     await waitUntil(
       async () => (await fleet.sampled(b.url)).join() === [...TARGET_IDS].sort().join(),
       10_000,

@@ -136,6 +136,8 @@ export interface RunningRedis {
   /** SIGKILL: the replicas lose it at once. */
   stop: () => void;
   start: () => Promise<void>;
+  /** The running redis-server's pid (the bench reads its CPU). */
+  pid: () => number | undefined;
 }
 
 export async function startRedis(): Promise<RunningRedis> {
@@ -153,7 +155,12 @@ export async function startRedis(): Promise<RunningRedis> {
     await waitUntil(() => output.includes('Ready to accept connections'), 10_000, `redis-server ready: ${output}`, 50);
   };
   await start();
-  return { url: `redis://127.0.0.1:${String(port)}`, stop: () => child?.kill('SIGKILL'), start };
+  return {
+    url: `redis://127.0.0.1:${String(port)}`,
+    stop: () => child?.kill('SIGKILL'),
+    start,
+    pid: () => child?.pid,
+  };
 }
 
 /**
