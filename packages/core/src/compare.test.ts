@@ -96,10 +96,10 @@ describe('compareSide on pg_stat_io that has not counted the scans yet', () => {
 });
 
 describe('settingsCaveatOf', () => {
-  it('warns when the server restarted or settings changed after the range, not otherwise', () => {
+  it('warns when the server restarted or settings changed during the range, not otherwise', () => {
     expect(settingsCaveatOf([{ t: 0, kind: 'connected', message: '' }])).toBeNull();
     expect(settingsCaveatOf([{ t: 0, kind: 'settingsChanged', message: 'io_combine_limit' }])).toMatch(
-      /^settings as of now: its settings changed/,
+      /^its settings changed during this range \(.* UTC\): settings are shown as they were at its start$/,
     );
     expect(settingsCaveatOf([{ t: 0, kind: 'serverRestarted', message: '' }])).toMatch(/the server restarted/);
   });

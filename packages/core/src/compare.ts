@@ -219,14 +219,14 @@ export function sideLabel(name: string, from: number, to: number): string {
 }
 
 /**
- * The settings a store range is described with are the target's current ones: after a restart or a
- * settings change past the range's end they may not be those the range ran with.
+ * A side is described as its target was at the range's start (HistoryReader.describeAt): a restart
+ * or a settings change inside the range means its later part may have run with other settings.
  */
-export function settingsCaveatOf(eventsAfterRange: readonly HistoryEvent[]): string | null {
-  const change = eventsAfterRange.find((event) => event.kind === 'serverRestarted' || event.kind === 'settingsChanged');
+export function settingsCaveatOf(eventsInRange: readonly HistoryEvent[]): string | null {
+  const change = eventsInRange.find((event) => event.kind === 'serverRestarted' || event.kind === 'settingsChanged');
   if (change === undefined) return null;
   const what = change.kind === 'serverRestarted' ? 'the server restarted' : 'its settings changed';
-  return `settings as of now: ${what} after this range (${clock(change.t)} UTC), so they may differ from the range's`;
+  return `${what} during this range (${clock(change.t)} UTC): settings are shown as they were at its start`;
 }
 
 /** One side of a Compare: its figures, waits, scans and settings, from what the history routes read. */

@@ -126,8 +126,8 @@ export const compareSideSchema = z.object({
   scansReason: z.string().nullable(),
   settings: z.array(serverSettingSchema),
   /**
-   * null when the settings are the range's own; else why they may not be (they are the target's
-   * current ones and the server restarted or its settings changed after the range).
+   * The settings are the target's at the range's start; null when nothing changed them during the
+   * range, else what did (a restart, a settings change) and when.
    */
   settingsCaveat: z.string().nullable(),
 });

@@ -12,22 +12,19 @@ import {
 import type { HistoryReader } from '../history/historyReader.ts';
 import { findHistory, firstIssue, type HistorySources, type Refusal } from './historyLookup.ts';
 
-/** Events are looked for this far past a range's end, to tell whether its settings changed since. */
-const EVENTS_AHEAD_MS = 24 * 3_600_000;
-
 /**
  * One side read through its history reader: roll-ups for the figures, raw frames for the scans
  * when the range is short enough, and the description as it was at the range's start (the
- * store's description history); the events after the range say whether settings changed since.
+ * store's description history); the events in the range say whether settings changed during it.
  */
 async function readSide(reader: HistoryReader, range: HistoryRange): Promise<CompareSide> {
   const stepMs = rollupStepFor(range.from, range.to, undefined, MAX_ROLLUP_POINTS);
   const withRaw = range.to - range.from <= MAX_RAW_RANGE_MS;
-  const [points, raw, about, later] = await Promise.all([
+  const [points, raw, about, events] = await Promise.all([
     reader.rollups(range, stepMs),
     withRaw ? reader.frames(range) : Promise.resolve(null),
     reader.describeAt(range.from),
-    reader.events({ from: range.to, to: Math.max(range.to + EVENTS_AHEAD_MS, Date.now() + EVENTS_AHEAD_MS) }),
+    reader.events(range),
   ]);
   return compareSide({
     targetId: reader.targetId,
@@ -36,7 +33,8 @@ async function readSide(reader: HistoryReader, range: HistoryRange): Promise<Com
     points,
     stepMs,
     raw,
-    settingsCaveat: settingsCaveatOf(later),
+    // The description in force at the start is itself a change at the start: only later ones count.
+    settingsCaveat: settingsCaveatOf(events.filter((event) => event.t > range.from)),
   });
 }
 
