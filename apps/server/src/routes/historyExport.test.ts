@@ -26,7 +26,7 @@ beforeAll(async () => {
   ({ app } = await buildApp({ monitors: new Map(), webRoot: '/nonexistent', token: TOKEN }));
   const opened = await post(await fileOf(store));
   expect(opened.statusCode).toBe(201);
-});
+}, 60_000);
 afterAll(async () => {
   await app.close();
 });
@@ -49,7 +49,9 @@ async function fileOf(store: ReturnType<typeof syntheticHistory>): Promise<Buffe
   return Buffer.concat(chunks);
 }
 
-describe('recording files over HTTP', () => {
+// Each upload opens in a child process under SCHED_IDLE, which gets only a core nothing else wants:
+// beside the other test files on two cores it may wait seconds for one.
+describe('recording files over HTTP', { timeout: 60_000 }, () => {
   it('opens an uploaded file as a recording target whose frames are the file’s', async () => {
     const targets = targetListSchema.parse((await get('/api/targets')).json());
     expect(targets.map((target) => [target.id, target.kind, target.recording])).toEqual([
