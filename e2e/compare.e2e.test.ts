@@ -5,6 +5,7 @@ import { DEMO_TABLE } from '@aioscope/core';
 import { compareResultSchema, type CompareResult } from '@aioscope/spec';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
+import { describeViolations, installAxe, seriousViolations } from './support/axe.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
@@ -90,20 +91,27 @@ describe('compare: two recorded ranges with scans, side by side', () => {
     [420, 'light'],
     [1920, 'dark'],
     [1920, 'light'],
-  ] as const)('reads at %i px in the %s theme without the page scrolling sideways', async (width, colorScheme) => {
-    const { a, b } = await rangesWithScans();
-    const context = await chromium.browser.newContext({ viewport: { width, height: 1000 }, colorScheme });
-    const page = await context.newPage();
-    const query = `aTarget=embedded&aFrom=${a.from}&aTo=${a.to}&bTarget=embedded&bFrom=${b.from}&bTo=${b.to}`;
-    await page.goto(`${baseUrl}/compare?${query}`);
-    await page.getByTestId('compare-sentence').waitFor();
-    await page.getByTestId('compare-scans-B').waitFor();
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
-    // Keyboard: the first control of the view takes focus with a visible outline.
-    await page.getByTestId('compare-b-target').focus();
-    const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
-    expect(outline).not.toBe('none');
-    await page.screenshot({ path: path.join(ARTIFACTS, `compare-${width}-${colorScheme}.png`), fullPage: true });
-    await context.close();
-  });
+  ] as const)(
+    'reads at %i px in the %s theme without the page scrolling sideways, keyboard focus visible, no axe violation',
+    async (width, colorScheme) => {
+      const { a, b } = await rangesWithScans();
+      const context = await chromium.browser.newContext({ viewport: { width, height: 1000 }, colorScheme });
+      await installAxe(context);
+      const page = await context.newPage();
+      const query = `aTarget=embedded&aFrom=${a.from}&aTo=${a.to}&bTarget=embedded&bFrom=${b.from}&bTo=${b.to}`;
+      await page.goto(`${baseUrl}/compare?${query}`);
+      await page.getByTestId('compare-sentence').waitFor();
+      await page.getByTestId('compare-scans-B').waitFor();
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      // Keyboard: the first control of the view takes focus with a visible outline.
+      await page.getByTestId('compare-b-target').focus();
+      const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');
+      expect(outline).not.toBe('none');
+      // axe's rules, contrast of every text against what it is drawn on (4.5:1) included.
+      const violations = await seriousViolations(page);
+      expect(violations, describeViolations(violations)).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, `compare-${width}-${colorScheme}.png`), fullPage: true });
+      await context.close();
+    },
+  );
 });
