@@ -32,8 +32,9 @@ beforeAll(async () => {
   view = { mode: 'range', from, to, at: to, speed: null };
 });
 
-afterEach(() => {
+afterEach(async () => {
   vi.restoreAllMocks();
+  await page.viewport(414, 896);
 });
 
 async function renderReaders(body: HistoryReaders, shown: RangeView = view): Promise<(at: number) => void> {
@@ -68,6 +69,42 @@ describe('WhoWasReading', () => {
     expect(onMoment).toHaveBeenCalledWith(answer.rows[0]?.firstReadAt);
     await expect.element(scan).toHaveAttribute('aria-pressed', 'true');
     await expect.element(panel.getByTestId('readers-strip')).toHaveTextContent('first at');
+  });
+
+  test('at 420 px each statement is a card of labelled figures, its action reached by Tab; at 1920 px a table', async () => {
+    await page.viewport(1920, 1000);
+    await renderReaders(answer);
+    const action = panel.getByText('Show its moments on the timeline').first();
+    const statementHeader = panel.getByText('statement', { exact: true });
+    await expect.element(statements.first()).toBeVisible();
+    await expect.element(statementHeader).toBeVisible();
+    await expect.element(action).not.toBeVisible();
+
+    await page.viewport(420, 900);
+    await expect.element(action).toBeVisible();
+    await expect.element(statementHeader).not.toBeVisible();
+    const wrap = panel.element().querySelector('.table-wrap');
+    expect(wrap?.scrollWidth).toBeLessThanOrEqual(wrap?.clientWidth ?? 0);
+    const cardCells = statements.first().element().closest('tr')?.querySelectorAll('td[data-label]') ?? [];
+    const labels = [...cardCells].map((cell) => getComputedStyle(cell, '::before').content);
+    expect(labels).toEqual([
+      '"processes"',
+      '"sample-seconds"',
+      '"reads in flight, mean / peak"',
+      '"bytes per read"',
+      '"scans advanced"',
+      '"main waits"',
+      '"first read"',
+    ]);
+
+    // Tab from the top of the panel reaches the first card's action (past the sort buttons).
+    const first = statements.first().element();
+    (panel.element() as HTMLElement).tabIndex = -1;
+    (panel.element() as HTMLElement).focus();
+    for (let presses = 0; presses < 30 && document.activeElement !== first; presses += 1) await userEvent.tab();
+    expect(document.activeElement).toBe(first);
+    await userEvent.keyboard('{Enter}');
+    await expect.element(statements.first()).toHaveAttribute('aria-pressed', 'true');
   });
 
   test('says so when nothing was in flight, and when pg_aios could not be read', async () => {

@@ -99,8 +99,8 @@ function ReadersTable({
         <table className="readers" data-testid="readers-table">
           <thead>
             <tr>
-              <th>statement</th>
-              <th>processes</th>
+              <th className="readers-wide-only">statement</th>
+              <th className="readers-wide-only">processes</th>
               <SortHeader label="sample-seconds" sortKey="sampleSeconds" sort={sort} onSort={onSort}>
                 <Explain label="sample-seconds">
                   Frames in which its processes had a read in pg_aios, times the sample interval (
@@ -126,7 +126,7 @@ function ReadersTable({
                   through, a measured figure for scans only (index and other reads are not in it).
                 </Explain>
               </SortHeader>
-              <th>main waits</th>
+              <th className="readers-wide-only">main waits</th>
               <SortHeader label="first read" sortKey="firstReadAt" sort={sort} onSort={onSort} />
             </tr>
           </thead>
@@ -143,11 +143,15 @@ function ReadersTable({
                       onClick={() => choose(row)}
                       data-testid="reader-row"
                     >
-                      {row.queryText ?? `pid ${row.pids.join(', ')}: statement not recorded`}
+                      <span className="readers-query-text">
+                        {row.queryText ?? `pid ${row.pids.join(', ')}: statement not recorded`}
+                      </span>
+                      {/* On a card the statement's text is its heading: say what pressing it does. */}
+                      <span className="readers-card-action">Show its moments on the timeline</span>
                     </button>
                     {row.relations.length > 0 ? <span className="activity"> · {row.relations.join(', ')}</span> : null}
                   </td>
-                  <td>
+                  <td data-label="processes">
                     {row.pids.join(', ')}
                     {/* Without a table row its executions cannot be told apart: no count is better than a wrong one. */}
                     {row.queryText === null ? null : (
@@ -158,14 +162,24 @@ function ReadersTable({
                       </span>
                     )}
                   </td>
-                  <td className="num">{formatNumber(row.sampleSeconds, 2)} s</td>
-                  <td className="num">
+                  <td className="num" data-label="sample-seconds">
+                    {formatNumber(row.sampleSeconds, 2)} s
+                  </td>
+                  <td className="num" data-label="reads in flight, mean / peak">
                     {formatNumber(row.readsInFlightMean, 1)} / {row.readsInFlightPeak}
                   </td>
-                  <td className="num">{formatBytes(row.bytesPerReadInFlight)}</td>
-                  <td className="num">{row.scanBytes === null ? '—' : formatBytes(row.scanBytes)}</td>
-                  <td>{waitsText(row)}</td>
-                  <td className="num">{formatClockTime(row.firstReadAt)}</td>
+                  <td className="num" data-label="bytes per read">
+                    {formatBytes(row.bytesPerReadInFlight)}
+                  </td>
+                  <td className="num" data-label="scans advanced">
+                    {row.scanBytes === null ? '—' : formatBytes(row.scanBytes)}
+                  </td>
+                  <td className="readers-waits" data-label="main waits">
+                    {waitsText(row)}
+                  </td>
+                  <td className="num" data-label="first read">
+                    {formatClockTime(row.firstReadAt)}
+                  </td>
                 </tr>
               );
             })}
