@@ -1,0 +1,320 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { historyFramesSchema, targetListSchema } from '@aioscope/spec';
+import type { CliRun } from '../../apps/server/test/support/cliProcess.ts';
+import { startTeamNginx } from '../../apps/server/test/support/nginx.ts';
+import { startRedis, startReplicaFleet, type ReplicaFleet } from '../../apps/server/test/support/replicaFleet.ts';
+import { connect, TEST_DATA_ROOT } from '../../apps/server/test/support/testPostgres.ts';
+import { startCliChild, stopCliChild } from './cliChild.ts';
+import {
+  BENCH_DATA_DIR,
+  log,
+  sleep,
+  using,
+  verdict,
+  writeResult,
+  type BenchOptions,
+  type Cleanups,
+  type TableRow,
+} from './common.ts';
+import { processCpuSeconds } from './proc.ts';
+import { fmt, max, median } from './stats.ts';
+import { ViewerPool } from './viewerPool.ts';
+
+/** Issue 25's sizes; --quick runs a small team that fits beside other work on two cores. */
+const FULL = { targets: 60, viewers: 300, servers: 3, seconds: 30, kills: 5, remoteViewers: 20 };
+const QUICK = { targets: 12, viewers: 30, servers: 2, seconds: 10, kills: 2, remoteViewers: 6 };
+const RATE_HZ = 20;
+const GOALS = { cpuPerTargetPercent: 0.5, remoteP95Ms: 25, failoverMs: 5_000 };
+
+type Replica = { name: string; run: CliRun; url: string };
+
+/** A process and its descendants (a PostgreSQL postmaster and its backends): CPU seconds now. */
+function treeCpuSeconds(rootPid: number): number {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const tree = new Set([rootPid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, parent] of parents)
+      if (tree.has(parent) && !tree.has(pid)) {
+        tree.add(pid);
+        grew = true;
+      }
+  }
+  return [...tree].reduce((sum, pid) => sum + (processCpuSeconds(pid) ?? 0), 0);
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
+    if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+function postmasterPid(rootDir: string): number {
+  for (const entry of readdirSync(rootDir, { recursive: true, encoding: 'utf8' })) {
+    if (path.basename(entry) === 'postmaster.pid')
+      return Number(readFileSync(path.join(rootDir, entry), 'utf8').split('\n')[0]);
+  }
+  throw new Error(`no postmaster.pid under ${rootDir}`);
+}
+
+async function ownersOf(
+  fleet: ReplicaFleet,
+  replicas: readonly Replica[],
+  ids: readonly string[],
+): Promise<Map<string, string[]>> {
+  const owners = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (const replica of replicas) {
+    for (const id of await fleet.owned(replica.url).catch(() => [])) owners.get(id)?.push(replica.name);
+  }
+  return owners;
+}
+
+const ownedOnce = (owners: Map<string, string[]>): boolean => [...owners.values()].every((o) => o.length === 1);
+
+async function until(
+  condition: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+  everyMs = 100,
+): Promise<number> {
+  const started = Date.now();
+  while (!(await condition())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`team: ${what} not within ${timeoutMs / 1000} s`);
+    await sleep(everyMs);
+  }
+  return Date.now() - started;
+}
+
+interface Window {
+  seconds: number;
+  cpuPercent: number[];
+  latencyP95Ms: number;
+  remoteLatencyP95Ms: number | null;
+  framesPerViewerPerSecond: number;
+  disconnects: number;
+  storeBytes: number;
+}
+
+/** Viewers and CPU over one window: each replica, and the helpers' processes by pid. */
+async function measureWindow(
+  seconds: number,
+  pids: readonly number[],
+  pools: { all: ViewerPool; remote: ViewerPool | null },
+  storeBytes: () => Promise<number>,
+): Promise<Window> {
+  const bytesBefore = await storeBytes();
+  await pools.all.measureStart();
+  await pools.remote?.measureStart();
+  const before = pids.map((pid) => treeCpuSeconds(pid));
+  const started = performance.now();
+  await sleep(seconds * 1000);
+  const after = pids.map((pid) => treeCpuSeconds(pid));
+  const wall = (performance.now() - started) / 1000;
+  const all = await pools.all.measureStop();
+  const remote = (await pools.remote?.measureStop()) ?? null;
+  return {
+    seconds: wall,
+    cpuPercent: after.map((a, i) => (100 * (a - (before[i] ?? a))) / wall),
+    latencyP95Ms: all.latency.p95,
+    remoteLatencyP95Ms: remote?.latency.p95 ?? null,
+    framesPerViewerPerSecond: all.framesPerViewer.reduce((a, b) => a + b, 0) / all.viewers / all.seconds,
+    disconnects: all.disconnects,
+    storeBytes: (await storeBytes()) - bytesBefore,
+  };
+}
+
+interface Kill {
+  victim: string;
+  targets: number;
+  failoverMs: number;
+  framesLost: number;
+  duplicates: number;
+}
+
+/** kill -9 of the replica owning most targets: until each is owned again and live, then what the store kept. */
+async function killOwner(
+  fleet: ReplicaFleet,
+  replicas: Replica[],
+  ids: readonly string[],
+  round: number,
+  adapterUrl: string,
+): Promise<Kill> {
+  const owners = await ownersOf(fleet, replicas, ids);
+  const count = (r: Replica): number => [...owners.values()].filter((o) => o.includes(r.name)).length;
+  const victim = [...replicas].sort((a, b) => count(b) - count(a))[0] as Replica;
+  const lost = ids.filter((id) => owners.get(id)?.includes(victim.name));
+  victim.run.child.kill('SIGKILL');
+  await victim.run.exited;
+  const killedAt = Date.now();
+  const survivors = replicas.filter((r) => r !== victim);
+  const survivor = survivors[0] as Replica;
+  await until(
+    async () => {
+      if (!ownedOnce(await ownersOf(fleet, survivors, ids))) return false;
+      const listed = targetListSchema.parse(await (await fetch(new URL('/api/targets', survivor.url))).json());
+      return lost.every((id) => (listed.find((t) => t.id === id)?.status.lastFrameAt ?? 0) > killedAt);
+    },
+    30_000,
+    `takeover of ${lost.length} targets`,
+    50,
+  );
+  const failoverMs = Date.now() - killedAt;
+  await sleep(1_500); // the new owners' first batches reach the store
+  let framesLost = 0;
+  let duplicates = 0;
+  for (const id of lost) {
+    const url = new URL(`/api/targets/${id}/history/frames?from=${killedAt - 5_000}&to=${Date.now()}`, survivor.url);
+    const times = historyFramesSchema.parse(await (await fetch(url)).json()).frames.map((f) => f.t);
+    duplicates += times.length - new Set(times).size;
+    // The gap across the kill only (the window may also hold the handover of the replica's return).
+    const last = times.filter((t) => t <= killedAt).at(-1) ?? killedAt;
+    const next = times.find((t) => t > killedAt) ?? last;
+    framesLost += Math.max(0, Math.round((next - last) / (1000 / RATE_HZ)) - 1);
+  }
+  // Back to three: the killed one comes back and takes its share again.
+  const back = await fleet.replica(`${victim.name}-${round}`, ['--adapter', adapterUrl]);
+  replicas.splice(replicas.indexOf(victim), 1, { name: victim.name, ...back });
+  await until(async () => ownedOnce(await ownersOf(fleet, replicas, ids)), 30_000, 'ownership after the return', 200);
+  await sleep(2_000);
+  return { victim: victim.name, targets: lost.length, failoverMs, framesLost, duplicates };
+}
+
+/**
+ * Team: three replicas (a PostgreSQL 18 store, a real Redis, nginx in front), targets spread over
+ * a few watched clusters (several target entries per cluster), viewers through nginx and a few
+ * on a replica for targets it does not sample; then kills of the busiest owner; then one process
+ * with the embedded store on the same targets and viewers.
+ */
+export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
+  const size = options.quick ? QUICK : FULL;
+  return using(async (cleanups) => {
+    const ids = Array.from({ length: size.targets }, (_, i) => `t${i}`);
+    const [fleet, redis] = await Promise.all([
+      startReplicaFleet('bench-team', ids, { watchedServers: size.servers }),
+      startRedis(),
+    ]);
+    cleanups.add('team fleet', () => fleet.stop());
+    cleanups.add('redis', () => Promise.resolve(redis.stop()));
+    const replicas: Replica[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      const started = await fleet.replica(name, ['--adapter', redis.url]);
+      replicas.push({ name, ...started });
+    }
+    const nginx = await startTeamNginx(replicas.map((r) => Number(new URL(r.url).port)));
+    cleanups.add('nginx', () => nginx.stop());
+    await until(async () => ownedOnce(await ownersOf(fleet, replicas, ids)), 60_000, 'each target owned once', 500);
+    await until(async () => (await fleet.sampled(nginx.url)).length === ids.length, 60_000, 'every target live', 500);
+
+    // Viewers through nginx over every target; a few more on replica b for targets it does not own.
+    const owners = await ownersOf(fleet, replicas, ids);
+    const elsewhere = ids.filter((id) => !(owners.get(id) ?? []).includes('b'));
+    const all = await ViewerPool.start(cleanups);
+    const remote = await ViewerPool.start(cleanups);
+    await all.setViewers(nginx.url, size.viewers, ids);
+    await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, elsewhere);
+    await sleep(3_000);
+    const store = await connect(fleet.store, { database: 'team' });
+    cleanups.add('store session', () => store.end());
+    const dbBytes = async (): Promise<number> =>
+      Number((await store.query<{ n: string }>("SELECT pg_database_size('team') AS n")).rows[0]?.n);
+    const storePid = postmasterPid(path.join(TEST_DATA_ROOT, 'bench-team-store'));
+    const pids = [...replicas.map((r) => r.run.child.pid ?? 0), redis.pid() ?? 0, storePid];
+    const team = await measureWindow(size.seconds, pids, { all, remote }, dbBytes);
+    const replicaCpu = team.cpuPercent.slice(0, 3);
+    const [redisCpu, storeCpu] = team.cpuPercent.slice(3);
+    const perTargetPerReplica = replicaCpu.map((cpu) => cpu / (size.targets / 3));
+    log(
+      `team: replicas ${replicaCpu.map((c) => fmt(c)).join(', ')} % of a core; redis ${fmt(redisCpu ?? 0)} %, store ${fmt(storeCpu ?? 0)} %`,
+    );
+    await remote.stop();
+
+    const kills: Kill[] = [];
+    for (let k = 0; k < size.kills; k++) {
+      kills.push(await killOwner(fleet, replicas, ids, k, redis.url));
+      log(`team: kill ${k + 1}: ${JSON.stringify(kills.at(-1))}`);
+    }
+    await all.stop();
+    await nginx.stop();
+    for (const replica of replicas) replica.run.child.kill('SIGKILL');
+
+    // One process, the embedded DuckDB store, the same targets and viewers.
+    const dir = path.join(BENCH_DATA_DIR, 'team-single');
+    const single = await startCliChild(
+      'aioscope single process',
+      ['--targets', fleet.targetsFile, '--port', '0', '--data-dir', dir],
+      cleanups,
+      { env: { PGPASSFILE: fleet.passFile } },
+    );
+    await until(
+      async () => (await fleet.sampled(single.url)).length === ids.length,
+      60_000,
+      'single: every target live',
+      500,
+    );
+    const viewers = await ViewerPool.start(cleanups);
+    await viewers.setViewers(single.url, size.viewers + size.remoteViewers, ids);
+    await sleep(3_000);
+    const alone = await measureWindow(size.seconds, [single.pid], { all: viewers, remote: null }, () =>
+      folderBytes(path.join(dir, 'history')),
+    );
+    await viewers.stop();
+    await stopCliChild(single.run);
+
+    const mbPerTargetHour = (bytes: number, seconds: number): number => bytes / size.targets / (seconds / 3600) / 1e6;
+    const failovers = kills.map((k) => k.failoverMs);
+    const duplicates = kills.reduce((sum, k) => sum + k.duplicates, 0);
+    const result = { size, team: { ...team, perTargetPerReplica }, kills, single: alone };
+    writeResult(options.quick ? 'team-quick' : 'team', result);
+    const condition = `${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${size.viewers} viewers through nginx, ${size.seconds} s`;
+    return [
+      {
+        measurement: 'team',
+        condition: `3 replicas: ${condition}`,
+        result: `per target per replica ${perTargetPerReplica.map((c) => fmt(c, 2)).join(' / ')} % of a core (replicas ${replicaCpu.map((c) => fmt(c)).join(' / ')} %), viewers got ${fmt(team.framesPerViewerPerSecond)} frames/s, ${team.disconnects} disconnects`,
+        target: `≤ ${GOALS.cpuPerTargetPercent} %`,
+        verdict: verdict(max(perTargetPerReplica) <= GOALS.cpuPerTargetPercent),
+      },
+      {
+        measurement: 'team',
+        condition: 'redis-server and the store’s PostgreSQL, same window',
+        result: `redis ${fmt((redisCpu ?? 0) / size.targets, 3)} %, store ${fmt((storeCpu ?? 0) / size.targets, 3)} % of a core per target; store ${fmt(mbPerTargetHour(team.storeBytes, team.seconds))} MB per target-hour (database growth)`,
+        target: 'reported',
+        verdict: verdict(null),
+      },
+      {
+        measurement: 'team',
+        condition: `sample → viewer, ${size.remoteViewers} viewers on a replica for targets it does not sample`,
+        result: `p95 ${fmt(team.remoteLatencyP95Ms ?? Number.NaN)} ms (all viewers through nginx: p95 ${fmt(team.latencyP95Ms)} ms)`,
+        target: `≤ ${GOALS.remoteP95Ms} ms`,
+        verdict: verdict((team.remoteLatencyP95Ms ?? Infinity) <= GOALS.remoteP95Ms),
+      },
+      {
+        measurement: 'team',
+        condition: `kill -9 of the busiest owner (${kills.map((k) => k.targets).join(', ')} targets), ${kills.length} kills`,
+        result: `until owned and live again: median ${fmt(median(failovers) / 1000, 2)} s, max ${fmt(max(failovers) / 1000, 2)} s; frames lost in the handover ${kills.map((k) => k.framesLost).join(', ')} (summed over the victim's targets); duplicate frames ${duplicates}`,
+        target: `≤ ${GOALS.failoverMs / 1000} s, 0 duplicates`,
+        verdict: verdict(max(failovers) <= GOALS.failoverMs && duplicates === 0),
+      },
+      {
+        measurement: 'team',
+        condition: `one process, embedded store: ${size.targets} targets, ${size.viewers + size.remoteViewers} viewers, ${size.seconds} s`,
+        result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
+        target: 'comparison',
+        verdict: verdict(null),
+      },
+    ];
+  }, parent);
+}
