@@ -9,6 +9,9 @@ import { z } from 'zod';
 /** Longest name a baseline may have; a name is a label, not a description. */
 export const MAX_BASELINE_NAME_LENGTH = 120;
 
+/** C0 and C1 controls, and the bidirectional embeddings, overrides and isolates. */
+const NAME_CONTROL_CHARACTERS = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
 /** POST /api/targets/:id/baselines: the range [from, to) and its name (unique per target). */
 export const newBaselineSchema = z
   .object({
@@ -16,9 +19,18 @@ export const newBaselineSchema = z
       .string({ error: 'name must be text' })
       .trim()
       .min(1, 'name must not be empty')
-      .max(MAX_BASELINE_NAME_LENGTH, `name is longer than ${MAX_BASELINE_NAME_LENGTH} characters`),
-    from: z.number({ error: 'from must be a number (epoch ms)' }).int('from must be whole ms').min(0),
-    to: z.number({ error: 'to must be a number (epoch ms)' }).int('to must be whole ms').min(0),
+      .max(MAX_BASELINE_NAME_LENGTH, `name is longer than ${MAX_BASELINE_NAME_LENGTH} characters`)
+      // A name is shown in lists, file names and logs: a line break, an escape sequence or a
+      // direction override there would forge or hide what is around it.
+      .refine((name) => !NAME_CONTROL_CHARACTERS.test(name), 'name must not contain control characters'),
+    from: z
+      .number({ error: 'from must be a number (epoch ms)' })
+      .int('from must be whole ms')
+      .min(0, 'from must not be negative'),
+    to: z
+      .number({ error: 'to must be a number (epoch ms)' })
+      .int('to must be whole ms')
+      .min(0, 'to must not be negative'),
   })
   .refine((range) => range.from < range.to, { message: 'from must be before to', path: ['from'] });
 export type NewBaseline = z.infer<typeof newBaselineSchema>;

@@ -10,6 +10,7 @@ import {
   newBaselineSchema,
   type Baseline,
   type BaselineList,
+  type OpenedRecording,
 } from '@aioscope/spec';
 import { StoreClosedError, type BaselineShelf } from '../history/baselineShelf.ts';
 import { OPEN_RETRY_AFTER_S, RecordingsBusyError } from '../history/openedRecordings.ts';
@@ -21,6 +22,10 @@ import { findHistory, firstIssue, type HistorySources } from './historyLookup.ts
 const MARK_BODY_LIMIT = 1024;
 const NO_STORE = 'baselines are kept in the history store, and recording is off in this process (--no-record)';
 const BASELINE_FILE = 'baseline.aioscope.gz';
+/** The last instant a Date can hold (ECMA-262): past it toISOString throws. */
+const MAX_DATE_MS = 8.64e15;
+/** How far past this server's clock a range may end: a browser's clock a little ahead of it. */
+const FUTURE_SLACK_MS = 5_000;
 
 const baselineParamsSchema = z.object({
   id: z
@@ -65,9 +70,22 @@ export function registerBaselineRoutes(
     async (request, reply) => {
       const found = findHistory(sources, request.params);
       if (!found.ok) return reply.code(found.status).send({ error: found.error });
+      const type = request.headers['content-type'];
+      if (type !== undefined && !type.startsWith('application/json')) {
+        return reply.code(415).send({
+          error: `a baseline is marked with a JSON body {"name", "from", "to"} (content-type: application/json), not ${type}`,
+        });
+      }
       const body = newBaselineSchema.safeParse(request.body ?? {});
       if (!body.success) return reply.code(400).send({ error: firstIssue(body.error) });
       const { name, from, to } = body.data;
+      const now = Date.now();
+      if (to > now + FUTURE_SLACK_MS) {
+        const when = to <= MAX_DATE_MS ? ` (${new Date(to).toISOString()})` : '';
+        return reply.code(400).send({
+          error: `to is in the future${when}: a baseline keeps what was recorded, so end its range at ${new Date(now).toISOString()} or before`,
+        });
+      }
       if (to - from > MAX_EXPORT_RANGE_MS) {
         return reply.code(400).send({
           error: `range too long: a baseline is a recording file, which holds at most ${formatDuration(MAX_EXPORT_RANGE_MS, 'limit')} (asked ${formatDuration(to - from, 'limit')}): mark a shorter range`,
@@ -147,10 +165,16 @@ export function registerBaselineRoutes(
     });
   });
 
+  /** The recording each baseline was last opened as: opening it again answers that one while it is open. */
+  const openedAs = new Map<string, OpenedRecording>();
   app.post('/api/baselines/:id/open', async (request, reply) => {
     const found = await findBaseline(request, reply);
     if (found === null) return reply;
     const { baseline, shelf } = found;
+    const already = openedAs.get(baseline.id);
+    if (already !== undefined && sources.recordings.get(already.targetId) !== undefined) {
+      return reply.code(200).send(already);
+    }
     const slot = sources.recordings.reserve();
     if (slot === null) {
       return reply
@@ -163,7 +187,9 @@ export function registerBaselineRoutes(
       if (bytes === null) return reply.code(404).send({ error: `no baseline "${baseline.id}"` });
       const file = path.join(await slot.folder, BASELINE_FILE);
       await writeFile(file, bytes);
-      return reply.code(201).send(await sources.recordings.open(slot, file, baseline.name));
+      const opened = await sources.recordings.open(slot, file, baseline.name);
+      openedAs.set(baseline.id, opened);
+      return reply.code(201).send(opened);
     } catch (error) {
       if (error instanceof RecordingFileError) return reply.code(400).send({ error: error.message });
       if (error instanceof StoreClosedError) return reply.code(503).send({ error: error.message });

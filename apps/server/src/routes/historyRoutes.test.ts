@@ -11,7 +11,7 @@ import {
 } from '@aioscope/spec';
 import { buildApp } from '../app/app.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from '../history/recordingFileFixture.ts';
-import { TargetMonitor } from '../sampler/targetMonitor.ts';
+import { unstartedMonitor } from '../sampler/unstartedMonitor.ts';
 
 /**
  * The range API over a HistoryReader made from recorded frames (no database): a live target with
@@ -22,14 +22,6 @@ const recording = syntheticRecording({ durationMs: DURATION_MS });
 const from = SYNTHETIC_START;
 const to = SYNTHETIC_START + DURATION_MS;
 let app: FastifyInstance;
-
-function unstartedMonitor(id: string): TargetMonitor {
-  // Never started: it answers summary() and connects to nothing.
-  return new TargetMonitor(
-    { id, name: id, kind: 'external', clientConfig: { host: '127.0.0.1', port: 1 } },
-    { sampleRateHz: 20, demoWorkload: false },
-  );
-}
 
 beforeAll(async () => {
   const store = syntheticHistory('embedded', { durationMs: DURATION_MS });
