@@ -128,8 +128,8 @@ export function App(): ReactNode {
   const processRows = past?.processRows ?? clock.processRows;
   const scans = past?.scans ?? clock.scans;
   const longRange = time.view.mode === 'range' && !readsRawFrames(time.view);
-  // What a panel held off screen renders for at once: another server or range (HeldOffscreen).
-  const shownKey = `${targetId ?? ''} ${time.view.mode === 'range' ? `${time.view.from}-${time.view.to}` : 'live'}`;
+  // What a panel held off screen in the live view renders for at once: another server (HeldOffscreen).
+  const shownKey = targetId ?? '';
   // Stable across renders: every time chart reads it from context, and a new function would
   // re-render each of them at every bucket. Written after the commit, never while rendering.
   const setViewRef = useRef(time.setView);
@@ -250,7 +250,7 @@ export function App(): ReactNode {
                 <>
                   {/* tabIndex -1: the skip link moves focus here, so the next Tab continues inside the panels. */}
                   <main className="panels" id="live" tabIndex={-1}>
-                    <HeldOffscreen urgent={shownKey}>
+                    <HeldOffscreen live={live} urgent={shownKey}>
                       <InflightPanel
                         frames={frames}
                         summary={summary}
@@ -261,7 +261,7 @@ export function App(): ReactNode {
                         stale={past === null && clock.stale}
                       />
                     </HeldOffscreen>
-                    <HeldOffscreen urgent={shownKey}>
+                    <HeldOffscreen live={live} urgent={shownKey}>
                       <BytesPerReadPanel
                         frames={frames}
                         summary={summary}
@@ -270,7 +270,7 @@ export function App(): ReactNode {
                         target={target}
                       />
                     </HeldOffscreen>
-                    <HeldOffscreen urgent={shownKey}>
+                    <HeldOffscreen live={live} urgent={shownKey}>
                       <WorkerPanel
                         frames={frames}
                         momentFrames={past?.momentFrames}
@@ -282,7 +282,7 @@ export function App(): ReactNode {
                     </HeldOffscreen>
                   </main>
                   <section className="panels panels-wide">
-                    <HeldOffscreen urgent={`${shownKey} ${selectedPid ?? ''}`}>
+                    <HeldOffscreen live={live} urgent={`${shownKey} ${selectedPid ?? ''}`}>
                       <ScanMapPanel
                         hasSample={latest !== undefined}
                         scans={scans}
@@ -293,7 +293,7 @@ export function App(): ReactNode {
                     </HeldOffscreen>
                   </section>
                   <section className="panels panels-split">
-                    <HeldOffscreen urgent={`${shownKey} ${selectedPid ?? ''}`}>
+                    <HeldOffscreen live={live} urgent={`${shownKey} ${selectedPid ?? ''}`}>
                       <ProcessesPanel
                         rows={processRows}
                         target={target}
@@ -313,10 +313,10 @@ export function App(): ReactNode {
                     />
                   </section>
                   <section className="panels">
-                    <HeldOffscreen urgent={shownKey}>
+                    <HeldOffscreen live={live} urgent={shownKey}>
                       <ReadCombiningPanel frames={frames} summary={summary} deltas={deltas} target={target} />
                     </HeldOffscreen>
-                    <HeldOffscreen urgent={shownKey}>
+                    <HeldOffscreen live={live} urgent={shownKey}>
                       <WaitEventsPanel frames={frames} domain={domain} bucketMs={shownBucketMs} target={target} />
                     </HeldOffscreen>
                   </section>

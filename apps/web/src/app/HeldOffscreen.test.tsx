@@ -52,4 +52,17 @@ describe('HeldOffscreen', () => {
     page.getByTestId('held').element().scrollIntoView();
     await expect.element(page.getByTestId('held')).toHaveTextContent('value 6');
   });
+
+  test('off screen, a change held while the page then stops changing shows within OFF_SCREEN_RENDER_MS', async () => {
+    const screen = await render(<Page value={1} spacer={5_000} />);
+    await nextPaint();
+    await nextPaint();
+    await screen.rerender(<Page value={2} spacer={5_000} />);
+    await nextPaint();
+    expect(page.getByTestId('held').element().textContent).toBe('value 1');
+    // No further page render: the held change still comes (a paused replay, a range that loaded).
+    await expect
+      .element(page.getByTestId('held'), { timeout: OFF_SCREEN_RENDER_MS + 1_000 })
+      .toHaveTextContent('value 2');
+  });
 });
