@@ -5,10 +5,12 @@ import { page, userEvent } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
 import type { Baseline, OpenedRecording } from '@aioscope/spec';
 import { compareHref } from '../compare/compareLink.ts';
+import { formatClockTime } from '../format.ts';
 import { answerRequests, type Answer, type SentRequest } from '../testing/fakeApi.ts';
 import { timeControlsProps } from '../testing/timeControlsProps.ts';
 import { BaselineList } from './Baselines.tsx';
 import { TimeControls, type TimeControlsProps } from './TimeControls.tsx';
+import { describeRange } from './timeView.ts';
 
 const FROM = Date.UTC(2026, 11, 1, 22, 0, 0);
 const TO = FROM + 5 * 60_000;
@@ -83,6 +85,14 @@ describe('baselines in the time bar', () => {
     await expect.element(rows.first()).toHaveAttribute('aria-current', 'true');
     await expect.element(rows.nth(1)).toHaveTextContent('3 MB');
     await expect.element(rows.nth(1)).toHaveTextContent('by alice');
+    // Kept beyond retention, so likely another day's: its day is said, and its times in 24 hours as elsewhere.
+    const day = new Date(kept.from).toLocaleDateString();
+    await expect.element(rows.nth(1)).toHaveTextContent(`${day} ${describeRange(kept.from, kept.to)}`);
+    await expect
+      .element(rows.nth(1))
+      .toHaveTextContent(
+        `marked by alice ${new Date(kept.createdAt).toLocaleDateString()} ${formatClockTime(kept.createdAt)}`,
+      );
   });
 
   test("says the server's reason when it refuses, and Escape closes the form", async () => {
@@ -97,6 +107,9 @@ describe('baselines in the time bar', () => {
     await expect
       .element(page.getByRole('alert'))
       .toHaveTextContent('already has a baseline named "before the upgrade"');
+    // Another name is not refused yet: the refusal goes as soon as the name changes.
+    await userEvent.keyboard(' 2');
+    await expect.element(page.getByRole('alert')).not.toBeInTheDocument();
     await userEvent.keyboard('{Escape}');
     await expect.element(page.getByTestId('baseline-name')).not.toBeInTheDocument();
     await expect.element(page.getByTestId('mark-baseline')).toHaveFocus();

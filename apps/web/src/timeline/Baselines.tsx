@@ -4,9 +4,15 @@ import { MAX_BASELINE_NAME_LENGTH, type Baseline, type CompareSideRef, type Open
 import { baselineExportUrl, deleteBaseline, markBaseline, openBaseline, useBaselines } from '../api/baselines.ts';
 import { queryKeys } from '../api/queryKeys.ts';
 import { compareHref } from '../compare/compareLink.ts';
-import { formatBytes, formatDuration } from '../format.ts';
+import { formatBytes, formatClockTime, formatDuration } from '../format.ts';
 import { describeRange } from './timeView.ts';
 import './baselines.css';
+
+/** A kept range with its day even when it is one day: a baseline outlives retention, so is rarely today's. */
+function datedRange(from: number, to: number): string {
+  const sameDay = new Date(from).toDateString() === new Date(to).toDateString();
+  return sameDay ? `${new Date(from).toLocaleDateString()} ${describeRange(from, to)}` : describeRange(from, to);
+}
 
 /** Escape closes a panel of the time bar, wherever the focus is inside it. */
 function closeOnEscape(onClose: () => void) {
@@ -61,7 +67,11 @@ export function MarkBaseline({ targetId, range, onMarked, onClose }: MarkBaselin
           value={name}
           maxLength={MAX_BASELINE_NAME_LENGTH}
           placeholder="before the upgrade"
-          onChange={(event) => setName(event.target.value)}
+          onChange={(event) => {
+            setName(event.target.value);
+            // The refusal was of the name as it was: a new name is not refused yet.
+            setError(null);
+          }}
           data-testid="baseline-name"
         />
       </label>
@@ -145,10 +155,10 @@ export function BaselineList({ current, onOpened, onNavigate, onClose, marked = 
               <div className="baseline-about">
                 <span className="baseline-title">{baseline.name}</span>
                 <span className="baseline-meta">
-                  {baseline.targetName} · {describeRange(baseline.from, baseline.to)} (
+                  {baseline.targetName} · {datedRange(baseline.from, baseline.to)} (
                   {formatDuration(baseline.to - baseline.from, 'span')}) · {formatBytes(baseline.bytes)} · marked{' '}
                   {baseline.createdBy === null ? '' : `by ${baseline.createdBy} `}
-                  {new Date(baseline.createdAt).toLocaleString()}
+                  {new Date(baseline.createdAt).toLocaleDateString()} {formatClockTime(baseline.createdAt)}
                 </span>
               </div>
               <div className="time-group" role="group" aria-label={`Baseline ${baseline.name}`}>
