@@ -86,14 +86,19 @@ describe('a replica relaying what another one samples', () => {
 
     redis.stop();
     const lostAt = Date.now();
-    await waitUntil(() => remote.statuses.some((s) => s.state === 'error'), 10_000, 'the remote viewer told why', 50);
+    await waitUntil(
+      () => remote.statuses.some((s) => s.state === 'reconnecting'),
+      10_000,
+      'the remote viewer told why',
+      50,
+    );
     expect(remote.statuses.at(-1)?.message).toMatch(
       /^sampled by another replica, whose live view cannot reach this one: the live adapter's Redis at redis:\/\/127\.0\.0\.1:\d+\/? is unreachable/,
     );
     const listed = targetListSchema.parse((await getJson(b.url, '/api/targets')).body);
     expect(Object.fromEntries(listed.map((t) => [t.id, t.status.state]))).toEqual({
       [localTarget]: 'live',
-      [remoteTarget]: 'error',
+      [remoteTarget]: 'reconnecting',
     });
     expect(listed.find((t) => t.id === remoteTarget)?.status.message).toMatch(/Redis .* is unreachable/);
     const auditWithout = await getJson(b.url, `/api/targets/${remoteTarget}/audit`);
@@ -101,8 +106,9 @@ describe('a replica relaying what another one samples', () => {
     expect(JSON.stringify(auditWithout.body)).toMatch(/Redis .* is unreachable/);
     // The live view of b's own target goes on.
     const localBefore = local.frames.length;
-    await sleep(1_000);
-    expect(local.frames.length - localBefore).toBeGreaterThanOrEqual(15);
+    await sleep(2_000);
+    // 20 Hz for 2 s; at least 24 frames (on a busy machine a tick is late now and then).
+    expect(local.frames.length - localBefore).toBeGreaterThanOrEqual(24);
     expect(local.frames.at(-1)?.frame.t ?? 0).toBeGreaterThan(lostAt);
 
     await redis.start();

@@ -87,10 +87,13 @@ export interface RemoteTargets {
   audit(targetId: string, targetVersion: UpgradeTargetVersion | undefined): Promise<RemoteAnswer | null>;
 }
 
-/** Why a target another replica samples is not live here, while the adapter's Redis is lost. */
+/**
+ * Why a target another replica samples is not live here, while the adapter's Redis is lost:
+ * 'reconnecting', as Redis is retried and the live view comes back with it (the page's badge).
+ */
 export function notRelayedStatus(health: AdapterHealth, since: number, last: TargetStatus | null): TargetStatus {
   return {
-    state: 'error',
+    state: 'reconnecting',
     message: `sampled by another replica, whose live view cannot reach this one: ${health.reason ?? 'the live adapter is down'}`,
     since,
     lastFrameAt: last?.lastFrameAt ?? null,
