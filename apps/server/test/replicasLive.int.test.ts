@@ -8,7 +8,7 @@ import {
 } from '@aioscope/spec';
 import { sleep, waitUntil } from './support/polling.ts';
 import { freePort } from './support/testPostgres.ts';
-import { startRedis, startReplicaFleet, type ReplicaFleet } from './support/replicaFleet.ts';
+import { startRedis, startReplicaFleet, twoReplicasOneTargetEach, type ReplicaFleet } from './support/replicaFleet.ts';
 
 /**
  * Two replicas relaying the live view through a real Redis (--adapter): a viewer on the replica
@@ -57,21 +57,8 @@ describe('replicas relaying the live view through Redis', () => {
   });
 
   it('serves a target owned by the other replica live, and again from the survivor after a kill -9', async () => {
-    const a = await fleet.replica('a', ['--adapter', redis.url]);
-    const b = await fleet.replica('b', ['--adapter', redis.url]);
-    let onA: string[] = [];
-    let onB: string[] = [];
-    await waitUntil(
-      async () => {
-        [onA, onB] = [await fleet.owned(a.url), await fleet.owned(b.url)];
-        return onA.length === 1 && onB.length === 1 && onA[0] !== onB[0];
-      },
-      30_000,
-      'one target live on each replica',
-      200,
-    );
+    const { a, b, onA: target } = await twoReplicasOneTargetEach(fleet, redis.url);
     const [owner, other] = [a, b];
-    const target = onA[0] ?? '';
     // The other replica lists the target it does not sample, live, so the page can open it there.
     await waitUntil(
       async () => (await fleet.sampled(other.url)).join() === [...TARGET_IDS].sort().join(),

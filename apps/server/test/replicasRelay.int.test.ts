@@ -4,7 +4,13 @@ import { auditReportSchema, processDetailSchema, targetListSchema } from '@aiosc
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import { connect } from './support/testPostgres.ts';
-import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
+import {
+  startRedis,
+  startReplicaFleet,
+  twoReplicasOneTargetEach,
+  type ReplicaFleet,
+  type RunningRedis,
+} from './support/replicaFleet.ts';
 
 /**
  * What a replica relays from the owner of a target it does not sample (--adapter, a real Redis):
@@ -37,20 +43,7 @@ describe('a replica relaying what another one samples', () => {
   });
 
   it('serves the owner’s process details and audit, and says why remote targets are not live without Redis', async () => {
-    const a = await fleet.replica('a', ['--adapter', redis.url]);
-    const b = await fleet.replica('b', ['--adapter', redis.url]);
-    let onA: string[] = [];
-    let onB: string[] = [];
-    await waitUntil(
-      async () => {
-        [onA, onB] = [await fleet.owned(a.url), await fleet.owned(b.url)];
-        return onA.length === 1 && onB.length === 1;
-      },
-      30_000,
-      'one target owned by each replica',
-      200,
-    );
-    const [remoteTarget, localTarget] = [onA[0] ?? '', onB[0] ?? ''];
+    const { a, b, onA: remoteTarget, onB: localTarget } = await twoReplicasOneTargetEach(fleet, redis.url);
     await waitUntil(
       async () => (await fleet.sampled(b.url)).join() === [...TARGET_IDS].sort().join(),
       10_000,

@@ -186,3 +186,24 @@ export async function expectWritersApart(fleet: ReplicaFleet, targetIds: readonl
     await team.end();
   }
 }
+
+/** Two replicas relaying through `adapterUrl`, once each owns one target of two: the target each owns. */
+export async function twoReplicasOneTargetEach(
+  fleet: ReplicaFleet,
+  adapterUrl: string,
+): Promise<{ a: { run: CliRun; url: string }; b: { run: CliRun; url: string }; onA: string; onB: string }> {
+  const a = await fleet.replica('a', ['--adapter', adapterUrl]);
+  const b = await fleet.replica('b', ['--adapter', adapterUrl]);
+  let onA: string[] = [];
+  let onB: string[] = [];
+  await waitUntil(
+    async () => {
+      [onA, onB] = [await fleet.owned(a.url), await fleet.owned(b.url)];
+      return onA.length === 1 && onB.length === 1 && onA[0] !== onB[0];
+    },
+    30_000,
+    'one target owned by each replica',
+    200,
+  );
+  return { a, b, onA: onA[0] ?? '', onB: onB[0] ?? '' };
+}
