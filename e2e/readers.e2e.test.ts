@@ -107,8 +107,11 @@ describe('who was reading: the statements of a recorded range with a scan', () =
       .poll(() => new URL(page.url()).searchParams.get('at'))
       .toBe(String(Math.round(scan?.firstReadAt ?? 0)));
     await panel.getByTestId('readers-strip').waitFor();
-    // The table scrolls inside its own box on a phone; the page never does.
+    // On a phone each statement is a card: neither the page nor the statements' box scrolls sideways.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    const boxOverflow =
+      "(box => box.scrollWidth - box.clientWidth)(document.querySelector('[data-testid=panel-readers] .table-wrap'))";
+    expect(await page.evaluate(boxOverflow)).toBeLessThanOrEqual(0);
     await panel.screenshot({ path: path.join(ARTIFACTS, `readers-${width}-${colorScheme}.png`) });
     await context.close();
   });

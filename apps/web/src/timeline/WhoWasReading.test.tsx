@@ -9,6 +9,8 @@ import { answerRequests } from '../testing/fakeApi.ts';
 import { recordedPayloads } from '../testing/recorded.ts';
 import type { RangeView } from './useTimeTravel.ts';
 import { WhoWasReading } from './WhoWasReading.tsx';
+// The page's own rules too: its one-line query cell (max-width 0) once hid a card's statement.
+import '../styles.css';
 
 /** GET …/history/readers as the server answers it for the recorded embedded scan. */
 let answer: HistoryReaders;
@@ -85,6 +87,11 @@ describe('WhoWasReading', () => {
     await expect.element(statementHeader).not.toBeVisible();
     const wrap = panel.element().querySelector('.table-wrap');
     expect(wrap?.scrollWidth).toBeLessThanOrEqual(wrap?.clientWidth ?? 0);
+    // The statement's text heads the card, inside it and wide enough to read.
+    const text = statements.first().element().querySelector('.readers-query-text')?.getBoundingClientRect();
+    const box = wrap?.getBoundingClientRect();
+    expect(text?.width).toBeGreaterThan(200);
+    expect(text?.right).toBeLessThanOrEqual(box?.right ?? 0);
     const cardCells = statements.first().element().closest('tr')?.querySelectorAll('td[data-label]') ?? [];
     const labels = [...cardCells].map((cell) => getComputedStyle(cell, '::before').content);
     expect(labels).toEqual([

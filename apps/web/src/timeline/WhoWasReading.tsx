@@ -149,7 +149,12 @@ function ReadersTable({
                       {/* On a card the statement's text is its heading: say what pressing it does. */}
                       <span className="readers-card-action">Show its moments on the timeline</span>
                     </button>
-                    {row.relations.length > 0 ? <span className="activity"> · {row.relations.join(', ')}</span> : null}
+                    {row.relations.length > 0 ? (
+                      <span className="activity readers-relations">
+                        <span className="readers-wide-only"> · </span>
+                        {row.relations.join(', ')}
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="processes">
                     {row.pids.join(', ')}
