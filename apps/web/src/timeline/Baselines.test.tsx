@@ -83,6 +83,10 @@ describe('baselines in the time bar', () => {
       },
     ]);
     await expect.element(rows.first()).toHaveAttribute('aria-current', 'true');
+    // The form is gone: the focus is on the row just kept, and Tab goes on to its actions.
+    await expect.element(rows.first()).toHaveFocus();
+    await userEvent.tab();
+    await expect.element(rows.first().getByRole('button', { name: 'Open' })).toHaveFocus();
     await expect.element(rows.nth(1)).toHaveTextContent('3 MB');
     await expect.element(rows.nth(1)).toHaveTextContent('by alice');
     // Kept beyond retention, so likely another day's: its day is said, and its times in 24 hours as elsewhere.
@@ -148,6 +152,7 @@ describe('baselines in the time bar', () => {
     await rows.first().getByRole('button', { name: 'Delete…' }).click();
     await userEvent.keyboard('{Enter}');
     await expect.element(page.getByText('None yet')).toBeInTheDocument();
+    await expect.element(page.getByTestId('baseline-list')).toHaveFocus();
     expect(sent.filter((request) => request.method === 'DELETE').map((request) => request.path)).toEqual([
       '/api/baselines/baseline-0f1e',
     ]);

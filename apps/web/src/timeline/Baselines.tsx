@@ -124,8 +124,18 @@ export function BaselineList({ current, onOpened, onNavigate, onClose, marked = 
       .finally(() => setBusy(null));
   };
   const baselines = list.data?.baselines ?? [];
+  // The form that had the focus is gone once a baseline is kept, and so is a deleted row: the focus
+  // goes to the new row, or to the list, not to the page's top for the keyboard to start over from.
+  const listRef = useRef<HTMLElement>(null);
+  const markedRow = useRef<HTMLLIElement>(null);
+  const markedListed = baselines.some((baseline) => baseline.id === marked);
+  useEffect(() => {
+    if (markedListed) markedRow.current?.focus();
+  }, [markedListed]);
   return (
     <section
+      ref={listRef}
+      tabIndex={-1}
       className="baseline-list"
       aria-label="Baselines"
       onKeyDown={closeOnEscape(onClose)}
@@ -151,6 +161,8 @@ export function BaselineList({ current, onOpened, onNavigate, onClose, marked = 
               className="baseline-row"
               data-testid="baseline-row"
               aria-current={baseline.id === marked}
+              ref={baseline.id === marked ? markedRow : undefined}
+              tabIndex={baseline.id === marked ? -1 : undefined}
             >
               <div className="baseline-about">
                 <span className="baseline-title">{baseline.name}</span>
@@ -170,6 +182,7 @@ export function BaselineList({ current, onOpened, onNavigate, onClose, marked = 
                       act(baseline.id, async () => {
                         await deleteBaseline(baseline.id);
                         setConfirming(null);
+                        listRef.current?.focus();
                         await queryClient.invalidateQueries({ queryKey: queryKeys.baselines() });
                       })
                     }
