@@ -79,16 +79,16 @@ export function registerBaselineRoutes(
       const body = newBaselineSchema.safeParse(request.body ?? {});
       if (!body.success) return reply.code(400).send({ error: firstIssue(body.error) });
       const { name, from, to } = body.data;
+      if (to - from > MAX_EXPORT_RANGE_MS) {
+        return reply.code(400).send({
+          error: `range too long: a baseline is a recording file, which holds at most ${formatDuration(MAX_EXPORT_RANGE_MS, 'limit')} (asked ${formatDuration(to - from, 'limit')}): mark a shorter range`,
+        });
+      }
       const now = Date.now();
       if (to > now + FUTURE_SLACK_MS) {
         const when = to <= MAX_DATE_MS ? ` (${new Date(to).toISOString()})` : '';
         return reply.code(400).send({
           error: `to is in the future${when}: a baseline keeps what was recorded, so end its range at ${new Date(now).toISOString()} or before`,
-        });
-      }
-      if (to - from > MAX_EXPORT_RANGE_MS) {
-        return reply.code(400).send({
-          error: `range too long: a baseline is a recording file, which holds at most ${formatDuration(MAX_EXPORT_RANGE_MS, 'limit')} (asked ${formatDuration(to - from, 'limit')}): mark a shorter range`,
         });
       }
       const shelf = shelfOf(reply);
