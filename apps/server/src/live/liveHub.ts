@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { identifyRequest, type AccessPolicy } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
+import { RemoteInterest } from './remoteInterest.ts';
 import { HEARTBEAT_MS, type AdapterHealth, type LiveAdapter, type LiveAdapterHealth } from './redisAdapter.ts';
 import {
   REMOTE_ANSWER_TIMEOUT_MS,
@@ -68,9 +69,9 @@ export interface LiveHubOptions {
   /** Why a target that is not monitored has no live stream (a recording file), or undefined. */
   notLive?: (targetId: string) => string | undefined;
   /**
-   * --adapter: rooms span the replicas. Owned targets' events go to the room even with no local
-   * viewer (remote ones are not known here), and a target owned elsewhere is joined with the
-   * owner's snapshot.
+   * --adapter: rooms span the replicas. Owned targets' events go through the adapter only while
+   * another replica has a viewer of them (live/remoteInterest.ts), and a target owned elsewhere is
+   * joined with the owner's snapshot.
    */
   adapter?: LiveAdapter;
   /** Whether the adapter's Redis answers: remote targets say why they are not live while it does not. */
@@ -144,11 +145,15 @@ function createLiveHub(
   });
 
   const relayed = options.adapter !== undefined;
+  const interest = relayed ? followRemoteInterest(io, monitors) : undefined;
   // socket.io's cluster adapter delivers a broadcast to this replica's own viewers only once Redis
   // took it: while Redis is lost, the targets sampled here are sent to their local viewers only,
-  // or their live view would stop with it (the other replicas cannot be reached anyway).
-  const relaying = (): boolean => relayed && options.adapterHealth?.now().ok !== false;
-  const subscriptions: (() => void)[] = [];
+  // or their live view would stop with it (the other replicas cannot be reached anyway). While no
+  // other replica has a viewer of the target, it is not published at all: every replica would
+  // read and decode it from the one stream for nobody.
+  const relaying = (targetId: string): boolean =>
+    interest !== undefined && options.adapterHealth?.now().ok !== false && interest.watchedElsewhere(targetId);
+  const subscriptions: (() => void)[] = interest === undefined ? [] : [() => interest.stop()];
   const follow = (monitor: TargetMonitor): (() => void) => {
     const room = roomOf(monitor.id);
     // Not socket.io's volatile: it drops a packet whenever the transport is busy for a moment
@@ -161,7 +166,7 @@ function createLiveHub(
       // socket.io encodes a packet before it looks who is in the room: with no viewer (the
       // common case of a server left recording) that was a JSON encoding of every frame for nobody.
       const members = io.sockets.adapter.rooms.get(room) ?? new Set<string>();
-      const across = relaying();
+      const across = relaying(monitor.id);
       if (members.size === 0 && !across) return;
       const skip = backedUp(io, members);
       const to = (across ? io : io.local).to(room);
@@ -173,10 +178,14 @@ function createLiveHub(
       monitor.on('ioDelta', (delta) => send('ioDelta', { targetId: monitor.id, delta })),
       monitor.on('processes', ({ t, processes }) => send('processes', { targetId: monitor.id, t, processes })),
       monitor.on('status', (status) =>
-        (relaying() ? io : io.local).to(room).emit('status', { targetId: monitor.id, status }),
+        (relaying(monitor.id) ? io : io.local).to(room).emit('status', { targetId: monitor.id, status }),
       ),
     ];
-    return () => offs.forEach((off) => off());
+    return () => {
+      offs.forEach((off) => off());
+      // A target no longer sampled here may still have viewers here: it is now watched elsewhere.
+      if (interest !== undefined) setImmediate(() => interest.announce());
+    };
   };
   subscriptions.push(followMonitors(monitors, options.changes, follow));
 
@@ -222,11 +231,42 @@ function createLiveHub(
     io.on('summariesOf', (answer) => answer([...monitors.values()].map((monitor) => monitor.summary())));
     serveRelayedRequests(io, monitors);
     const stopFollowingHealth = options.adapterHealth?.onChange((health) => {
+      // Back: the owners forgot this replica's viewers meanwhile; tell them before asking for snapshots.
+      if (health.ok) interest?.announce();
       void tellRemoteViewers(io, monitors, health);
     });
     if (stopFollowingHealth !== undefined) subscriptions.push(stopFollowingHealth);
   }
   return { server: io, subscriptions };
+}
+
+/** The targets this replica's viewers watch and it does not sample. */
+function remoteRooms(io: LiveServer, monitors: ReadonlyMap<string, TargetMonitor>): string[] {
+  return [...io.of('/').adapter.rooms.keys()]
+    .filter((room) => room.startsWith(ROOM_PREFIX))
+    .map((room) => room.slice(ROOM_PREFIX.length))
+    .filter((targetId) => !monitors.has(targetId));
+}
+
+/**
+ * Tells the other replicas which targets sampled elsewhere have viewers here: whenever a room is
+ * opened or closed (a join announces before it asks for the owner's snapshot, both through the
+ * one ordered stream, so the owner publishes every event after that snapshot), and periodically.
+ */
+function followRemoteInterest(io: LiveServer, monitors: ReadonlyMap<string, TargetMonitor>): RemoteInterest {
+  const interest = new RemoteInterest(
+    {
+      announce: (replica, targetIds) => io.serverSideEmit('watching', replica, targetIds),
+      onAnnouncement: (listener) => io.on('watching', listener),
+    },
+    () => remoteRooms(io, monitors),
+  );
+  const changed = (room: string): void => {
+    if (room.startsWith(ROOM_PREFIX) && !monitors.has(room.slice(ROOM_PREFIX.length))) interest.announce();
+  };
+  io.of('/').adapter.on('create-room', changed);
+  io.of('/').adapter.on('delete-room', changed);
+  return interest;
 }
 
 /**
@@ -267,12 +307,8 @@ async function tellRemoteViewers(
   health: AdapterHealth,
 ): Promise<void> {
   const since = Date.now();
-  const remoteRooms = [...io.of('/').adapter.rooms.keys()]
-    .filter((room) => room.startsWith(ROOM_PREFIX))
-    .map((room) => room.slice(ROOM_PREFIX.length))
-    .filter((targetId) => !monitors.has(targetId));
   await Promise.all(
-    remoteRooms.map(async (targetId) => {
+    remoteRooms(io, monitors).map(async (targetId) => {
       const room = io.local.to(roomOf(targetId));
       if (!health.ok) {
         room.emit('status', { targetId, status: notRelayedStatus(health, since, null) });

@@ -10,6 +10,7 @@ import type { Server as SocketServer } from 'socket.io';
 import { describeDatabaseError } from '../postgres/sessions.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { AdapterHealth, LiveAdapterHealth } from './redisAdapter.ts';
+import type { WatchingAnnouncement } from './remoteInterest.ts';
 
 /** How long a replica waits for the others to answer a request about a target it does not sample. */
 export const REMOTE_ANSWER_TIMEOUT_MS = 2_000;
@@ -26,6 +27,8 @@ export interface InterServerEvents {
   processDetailOf: (targetId: string, pid: number, answer: (reply: RemoteAnswer | null) => void) => void;
   /** GET /api/targets/:id/audit on the owner; null: the next version. */
   auditOf: (targetId: string, targetVersion: number | null, answer: (reply: RemoteAnswer | null) => void) => void;
+  /** The targets a replica's viewers watch that it does not sample (live/remoteInterest.ts). */
+  watching: WatchingAnnouncement;
 }
 
 type RelayServer = SocketServer<ClientToServerEvents, ServerToClientEvents, InterServerEvents>;
