@@ -24,6 +24,12 @@ describe('compareQuerySchema', () => {
     expect(messageOf({ ...good, bTarget: undefined })).toMatch(/^bTarget is missing/);
     expect(messageOf({ ...good, aFrom: 'yesterday' })).toBe('aFrom must be a number (epoch ms)');
     expect(messageOf({ ...good, bTo: '1.5' })).toBe('bTo must be whole ms');
+    // An empty value is missing, not 0 (a range in 1970).
+    expect(messageOf({ ...good, aFrom: '' })).toBe('aFrom must be a number (epoch ms)');
+    expect(messageOf({ ...good, aFrom: ' ' })).toBe('aFrom must be a number (epoch ms)');
+    expect(messageOf({ ...good, aFrom: '-5' })).toBe('aFrom must not be negative');
+    expect(messageOf({ ...good, bTo: '1e300' })).toMatch(/^bTo is past the last date/);
+    expect(messageOf({ ...good, bTo: ['1000', '2000'] })).toBe('bTo must be a number (epoch ms)');
   });
 
   it('refuses a side whose range ends before it starts, naming that side', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_ROLLUP_RANGE_MS } from './history.ts';
+import { epochMsQueryParam, MAX_ROLLUP_RANGE_MS } from './history.ts';
 import { serverSettingSchema } from './targets.ts';
 
 /**
@@ -11,12 +11,6 @@ import { serverSettingSchema } from './targets.ts';
 
 /** Longest range of one side: what roll-ups are served for. Scans need raw frames (MAX_RAW_RANGE_MS). */
 export const MAX_COMPARE_RANGE_MS = MAX_ROLLUP_RANGE_MS;
-
-const epochMs = (name: string): z.ZodType<number> =>
-  z.coerce
-    .number({ error: `${name} must be a number (epoch ms)` })
-    .int(`${name} must be whole ms`)
-    .min(0, `${name} must be a number (epoch ms)`);
 
 const targetIdParam = (name: string): z.ZodType<string> =>
   z
@@ -30,11 +24,11 @@ const targetIdParam = (name: string): z.ZodType<string> =>
 export const compareQuerySchema = z
   .object({
     aTarget: targetIdParam('aTarget'),
-    aFrom: epochMs('aFrom'),
-    aTo: epochMs('aTo'),
+    aFrom: epochMsQueryParam('aFrom'),
+    aTo: epochMsQueryParam('aTo'),
     bTarget: targetIdParam('bTarget'),
-    bFrom: epochMs('bFrom'),
-    bTo: epochMs('bTo'),
+    bFrom: epochMsQueryParam('bFrom'),
+    bTo: epochMsQueryParam('bTo'),
   })
   .refine((query) => query.aFrom < query.aTo, { message: 'aFrom must be before aTo', path: ['aFrom'] })
   .refine((query) => query.bFrom < query.bTo, { message: 'bFrom must be before bTo', path: ['bFrom'] });

@@ -74,11 +74,27 @@ export const historyExtentSchema = z.object({
 export type HistoryExtent = z.infer<typeof historyExtentSchema>;
 
 /** Query of every range endpoint: from < to, epoch ms. */
+/** The last instant a JavaScript Date can hold, epoch ms: later "times" are refused, not clamped. */
+export const LAST_DATE_MS = 8.64e15;
+
+/**
+ * A time in a query string, epoch ms. Not z.coerce: it reads an empty value as 0 (a range in 1970
+ * instead of "missing"). The checks are in the order a person would fix them: past the last date
+ * before "whole ms" (1e300 is an integer to JavaScript), then negative.
+ */
+export function epochMsQueryParam(name: string): z.ZodType<number> {
+  return z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value),
+    z
+      .number({ error: `${name} must be a number (epoch ms)` })
+      .max(LAST_DATE_MS, `${name} is past the last date a clock can show (${LAST_DATE_MS} ms)`)
+      .int(`${name} must be whole ms`)
+      .min(0, `${name} must not be negative`),
+  );
+}
+
 export const historyRangeQuerySchema = z
-  .object({
-    from: z.coerce.number({ error: 'from must be a number (epoch ms)' }).int('from must be whole ms').min(0),
-    to: z.coerce.number({ error: 'to must be a number (epoch ms)' }).int('to must be whole ms').min(0),
-  })
+  .object({ from: epochMsQueryParam('from'), to: epochMsQueryParam('to') })
   .refine((range) => range.from < range.to, { message: 'from must be before to', path: ['from'] });
 export type HistoryRange = z.infer<typeof historyRangeQuerySchema>;
 
