@@ -35,7 +35,7 @@ import { ScanMapPanel } from './panels/ScanMapPanel.tsx';
 import { WaitEventsPanel } from './panels/WaitEventsPanel.tsx';
 import { WorkerPanel } from './panels/WorkerPanel.tsx';
 import { UserBadge } from './panels/UserBadge.tsx';
-import { applyTheme, initialTheme, ThemeContext, type Theme } from './theme.ts';
+import { ThemeContext, useThemeChoice } from './theme.ts';
 import { HeldOffscreen } from './app/HeldOffscreen.tsx';
 import { lazyComponent } from './app/lazyComponent.tsx';
 
@@ -98,18 +98,9 @@ export function App(): ReactNode {
       view: { mode: 'range', from: opened.from, to: opened.to, at: opened.to, speed: null },
     });
   const openFile = useOpenRecording(showOpened);
-  const [theme, setTheme] = useState<Theme>(() => {
-    const chosen = initialTheme();
-    applyTheme(chosen);
-    return chosen;
-  });
+  const [theme, toggleTheme] = useThemeChoice();
   const selectedPid = location.pid;
   const setSelectedPid = (pid: number | null): void => setLocation({ ...location, pid }, 'replace');
-  const toggleTheme = (): void => {
-    const next = theme === 'dark' ? 'light' : 'dark';
-    applyTheme(next);
-    setTheme(next);
-  };
   useOpenRecordingsOnLive(hasLive, target, extent.data, time);
 
   const past = time.past;
