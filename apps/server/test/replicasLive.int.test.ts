@@ -1,3 +1,4 @@
+import { createClient } from 'redis';
 import { io as connectSocket, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,6 +19,19 @@ import { startRedis, startReplicaFleet, twoReplicasOneTargetEach, type ReplicaFl
 const TARGET_IDS = ['orders', 'billing'];
 
 type Viewer = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+/** Messages the replicas added to the adapter's one stream (socket.io's default name) in `ms`. */
+async function streamEntriesDuring(redisUrl: string, ms: number): Promise<number> {
+  const client = createClient({ url: redisUrl });
+  await client.connect();
+  try {
+    const before = await client.xLen('socket.io');
+    await sleep(ms);
+    return (await client.xLen('socket.io')) - before;
+  } finally {
+    await client.close();
+  }
+}
 
 /** A viewer of one target: the snapshot's newest frame time and every live frame's time. */
 function watch(url: string, targetId: string): { socket: Viewer; snapshots: number[][]; frames: number[] } {
@@ -74,6 +88,9 @@ describe('replicas relaying the live view through Redis', () => {
     const remote = watch(other.url, target);
     sockets.push(onOwner.socket, remote.socket);
     expect(await join(onOwner.socket, target)).toEqual({ ok: true });
+    // Watched on its owner only: its 20 Hz frames are not published to Redis (heartbeats and the
+    // replicas' announcements of what they watch, about one a second each, are).
+    expect(await streamEntriesDuring(redis.url, 1_000)).toBeLessThan(8);
     expect(await join(remote.socket, target)).toEqual({ ok: true });
     expect(remote.snapshots).toHaveLength(1);
     // A target no replica samples says so (the owner answered: it is not one of its targets).
@@ -88,6 +105,8 @@ describe('replicas relaying the live view through Redis', () => {
     await sleep(1_000);
     // 20 Hz (the default rate) through the other replica: at least 15 frames in a second.
     expect(remote.frames.length - before).toBeGreaterThanOrEqual(15);
+    // Now watched on the other replica: its events go through Redis.
+    expect(await streamEntriesDuring(redis.url, 1_000)).toBeGreaterThanOrEqual(15);
     // The same frames in the same order as on the owner, over the time both were watching.
     const from = Math.max(onOwner.frames[0] ?? Infinity, remote.frames[0] ?? Infinity);
     const to = Math.min(onOwner.frames.at(-1) ?? -Infinity, remote.frames.at(-1) ?? -Infinity);
