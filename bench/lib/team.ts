@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFramesSchema, targetListSchema } from '@aioscope/spec';
+import { INTEREST_TTL_MS } from '../../apps/server/src/live/remoteInterest.ts';
 import type { CliRun } from '../../apps/server/test/support/cliProcess.ts';
 import { startTeamNginx } from '../../apps/server/test/support/nginx.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet } from '../../apps/server/test/support/replicaFleet.ts';
@@ -136,6 +137,40 @@ async function measureWindow(
   };
 }
 
+/**
+ * The same targets with as many viewers, each on the replica that owns its target (what a balancer
+ * routing by target would do): nothing has to be relayed, so Redis carries no frames (issue 25).
+ * CPU of each replica over one window.
+ */
+async function replicasWithViewersOnOwners(
+  fleet: ReplicaFleet,
+  replicas: readonly Replica[],
+  ids: readonly string[],
+  size: { targets: number; viewers: number; remoteViewers: number; seconds: number },
+  cleanups: Cleanups,
+): Promise<number[]> {
+  const owners = await ownersOf(fleet, replicas, ids);
+  const perTarget = (size.viewers + size.remoteViewers) / size.targets;
+  const pools: ViewerPool[] = [];
+  for (const replica of replicas) {
+    const owned = ids.filter((id) => owners.get(id)?.includes(replica.name));
+    if (owned.length === 0) continue;
+    const pool = await ViewerPool.start(cleanups);
+    pools.push(pool);
+    await pool.setViewers(replica.url, Math.round(owned.length * perTarget), owned);
+  }
+  // The owners forget the viewers that left the other replicas within INTEREST_TTL_MS.
+  await sleep(INTEREST_TTL_MS + 1_000);
+  const pids = replicas.map((r) => r.run.child.pid ?? 0);
+  const before = pids.map((pid) => treeCpuSeconds(pid));
+  const started = performance.now();
+  await sleep(size.seconds * 1000);
+  const wall = (performance.now() - started) / 1000;
+  const cpu = pids.map((pid, i) => (100 * (treeCpuSeconds(pid) - (before[i] ?? 0))) / wall);
+  for (const pool of pools) await pool.stop();
+  return cpu;
+}
+
 interface Kill {
   victim: string;
   targets: number;
@@ -240,6 +275,10 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       `team: replicas ${replicaCpu.map((c) => fmt(c)).join(', ')} % of a core; redis ${fmt(redisCpu ?? 0)} %, store ${fmt(storeCpu ?? 0)} %`,
     );
     await remote.stop();
+    await all.setViewers(nginx.url, 0);
+    const onOwners = await replicasWithViewersOnOwners(fleet, replicas, ids, size, cleanups);
+    log(`team: viewers on the owners: replicas ${onOwners.map((c) => fmt(c)).join(', ')} % of a core`);
+    await all.setViewers(nginx.url, size.viewers, ids);
 
     const kills: Kill[] = [];
     for (let k = 0; k < size.kills; k++) {
@@ -276,7 +315,8 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const mbPerTargetHour = (bytes: number, seconds: number): number => bytes / size.targets / (seconds / 3600) / 1e6;
     const failovers = kills.map((k) => k.failoverMs);
     const duplicates = kills.reduce((sum, k) => sum + k.duplicates, 0);
-    const result = { size, team: { ...team, perTargetPerReplica }, kills, single: alone };
+    const onOwnersPerTarget = onOwners.map((cpu) => cpu / (size.targets / 3));
+    const result = { size, team: { ...team, perTargetPerReplica }, onOwners, kills, single: alone };
     writeResult(options.quick ? 'team-quick' : 'team', result);
     const condition = `${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${size.viewers} viewers through nginx, ${size.seconds} s`;
     return [
@@ -293,6 +333,13 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
         result: `redis ${fmt((redisCpu ?? 0) / size.targets, 3)} %, store ${fmt((storeCpu ?? 0) / size.targets, 3)} % of a core per target; store ${fmt(mbPerTargetHour(team.storeBytes, team.seconds))} MB per target-hour (database growth)`,
         target: 'reported',
         verdict: verdict(null),
+      },
+      {
+        measurement: 'team',
+        condition: `3 replicas, the same targets and viewers, each viewer on its target's owner (nothing relayed), ${size.seconds} s`,
+        result: `per target per replica ${onOwnersPerTarget.map((c) => fmt(c, 2)).join(' / ')} % of a core (replicas ${onOwners.map((c) => fmt(c)).join(' / ')} %)`,
+        target: `≤ ${GOALS.cpuPerTargetPercent} %`,
+        verdict: verdict(max(onOwnersPerTarget) <= GOALS.cpuPerTargetPercent),
       },
       {
         measurement: 'team',
