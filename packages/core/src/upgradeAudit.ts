@@ -314,7 +314,7 @@ const recordBaseline: Rule = (input) => [
     value: `PostgreSQL ${Math.floor(input.versionNum / 10000)}`,
     source: 'aioscope history',
     level: 'info',
-    why: `record a baseline now: keep aioscope recording this server through the reads that matter (e.g. the nightly scans) and export that range as a recording file, to compare with the same work on ${input.targetVersion}`,
+    why: `record a baseline now: keep aioscope recording this server through the reads that matter (e.g. the nightly scans) and mark that range as a baseline (kept beyond retention, exportable as a recording file), then Compare it with the same work on ${input.targetVersion}`,
   }),
 ];
 
