@@ -7,6 +7,7 @@ import type { HistoryReader } from '../src/history/historyReader.ts';
 import type { RunningAioscope } from '../src/app/server.ts';
 import { freshDataDir, historyConfig, present, startWatching } from './support/historyTarget.ts';
 import { waitUntil } from './support/polling.ts';
+import { recordScanWith } from './support/recordedScan.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 
 /** Larger than shared_buffers / 4, so the scan reads through the bulk-read ring like a big one. */
@@ -24,32 +25,6 @@ describe('compare of two recorded ranges on a real PostgreSQL 18', () => {
   const deltas: IoStatDelta[] = [];
   const ranges: { from: number; to: number }[] = [];
 
-  /**
-   * One cold sequential scan with the given io_combine_limit (blocks; user-settable), as a range
-   * that ends once pg_stat_io counted it (a backend flushes its counts when it goes idle) and the
-   * store holds that count.
-   */
-  async function scanWith(ioCombineLimit: number): Promise<{ from: number; to: number }> {
-    await scanner.query(`SET io_combine_limit = ${ioCombineLimit}`);
-    await makeDemoTableCold(admin, table);
-    const from = Date.now();
-    const seen = deltas.length;
-    await scanner.query(`SELECT count(*) FROM ${table.name}`);
-    await waitUntil(() => deltas.slice(seen).some((delta) => delta.reads > 0), 20_000, 'the scan in pg_stat_io');
-    const counted = present(
-      deltas.slice(seen).find((delta) => delta.reads > 0),
-      'the delta that counted the scan',
-    );
-    const range = { from, to: Math.ceil(counted.t) + 1 };
-    await waitUntil(
-      async () => (await history.rollups(range, 1_000)).some((point) => point.statReads > 0),
-      // The store writes every 2 s, a second's roll-up a second after it ends; more on a loaded machine.
-      30_000,
-      'the scan in the store',
-    );
-    return range;
-  }
-
   async function compare(query: Record<string, string | number>): Promise<Response> {
     const search = new URLSearchParams(
       Object.entries(query).map(([key, value]): [string, string] => [key, String(value)]),
@@ -66,7 +41,14 @@ describe('compare of two recorded ranges on a real PostgreSQL 18', () => {
     present([...running.monitors.values()][0], 'a monitor').on('ioDelta', (delta) => deltas.push(delta));
     await scanner.query('SET max_parallel_workers_per_gather = 0');
     await waitUntil(() => deltas.length > 0, 15_000, 'the first pg_stat_io delta');
-    ranges.push(await scanWith(1), await scanWith(16));
+    const setup = {
+      scanner,
+      deltas,
+      history,
+      table: table.name,
+      beforeScan: () => makeDemoTableCold(admin, table),
+    };
+    ranges.push(await recordScanWith(setup, 1), await recordScanWith(setup, 16));
   }, 120_000);
 
   afterAll(async () => {

