@@ -145,12 +145,18 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
     const live = framesOf(kept).slice();
     const from = Math.ceil(live[0]?.t ?? 0);
     const to = Math.floor(live.at(-1)?.t ?? 0);
-    await sleep(1_500); // the recorder writes in batches of 500 ms
+    const emitted = live.filter((f) => f.t >= from && f.t < to);
+    const storedThrough = async (url: string): Promise<LiveFrame[]> =>
+      historyFramesSchema.parse(await get(url, `/api/targets/${kept}/history/frames?from=${from}&to=${to}`)).frames;
+    // The store is written in batches (every 2 s): wait until the range is in it, then compare.
+    await waitUntil(
+      async () => (await storedThrough(replicas[0]?.url ?? '')).length >= emitted.length,
+      15_000,
+      'the live range in the store',
+      250,
+    );
     for (const replica of replicas) {
-      const stored = historyFramesSchema.parse(
-        await get(replica.url, `/api/targets/${kept}/history/frames?from=${from}&to=${to}`),
-      );
-      expect(stored.frames, replica.url).toStrictEqual(live.filter((f) => f.t >= from && f.t < to));
+      expect(await storedThrough(replica.url), replica.url).toStrictEqual(emitted);
     }
 
     victim.run.child.kill('SIGKILL');
