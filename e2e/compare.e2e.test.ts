@@ -1,15 +1,11 @@
-import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_TABLE } from '@aioscope/core';
 import { compareResultSchema, type CompareResult } from '@aioscope/spec';
-import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
+import { aioscopeInChromium, ARTIFACTS } from './support/aioscopeInChromium.ts';
 import { describeViolations, installAxe, seriousViolations } from './support/axe.ts';
-import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
+import { collectConsoleErrors } from './support/browser.ts';
 
-const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
-const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-compare');
 const DATA_TIMEOUT_MS = 180_000;
 /** Long enough to hold the end of a demo scan (pg_stat_io counts a statement's reads when it ends). */
 const SIDE_MS = 60_000;
@@ -26,23 +22,8 @@ const scanned = (side: CompareResult['a']): boolean =>
   side.figures.bytesPerRead?.value !== null;
 
 describe('compare: two recorded ranges with scans, side by side', () => {
-  let app: CliRun;
-  let baseUrl: string;
-  let chromium: LaunchedBrowser;
+  const aioscope = aioscopeInChromium(['--embedded', '--demo-table-mb', '64'], { dataDirName: 'e2e-compare' });
   let ranges: Ranges | undefined;
-
-  beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
-    await rm(DATA_DIR, { recursive: true, force: true });
-    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '64']);
-    baseUrl = (await waitForUrl(app)).replace(/\/$/, '');
-    chromium = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await chromium?.close();
-    await stopCli(app);
-  });
 
   /** Two adjacent 60 s ranges (ended 5 s ago, so they no longer grow) in which the demo workload scanned. */
   async function rangesWithScans(): Promise<Ranges> {
@@ -53,7 +34,7 @@ describe('compare: two recorded ranges with scans, side by side', () => {
       const a = { from: to - SIDE_MS, to };
       const b = { from: to - 2 * SIDE_MS, to: to - SIDE_MS };
       const query = `aTarget=embedded&aFrom=${a.from}&aTo=${a.to}&bTarget=embedded&bFrom=${b.from}&bTo=${b.to}`;
-      const response = await fetch(`${baseUrl}/api/compare?${query}`);
+      const response = await fetch(`${aioscope.baseUrl}/api/compare?${query}`);
       expect(response.status).toBe(200);
       const answer = compareResultSchema.parse(await response.json());
       if (scanned(answer.a) && scanned(answer.b)) return (ranges = { a, b, answer });
@@ -65,10 +46,10 @@ describe('compare: two recorded ranges with scans, side by side', () => {
   it('opens from the time bar by keyboard and reads the sentence the API gives for both ranges', async () => {
     const { a, answer } = await rangesWithScans();
     expect(answer.a.figures.bytesPerRead?.value).toBeGreaterThan(8192);
-    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await aioscope.chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const errors = collectConsoleErrors(context);
     const page = await context.newPage();
-    await page.goto(`${baseUrl}/t/embedded?from=${a.from}&to=${a.to}`);
+    await page.goto(`${aioscope.baseUrl}/t/embedded?from=${a.from}&to=${a.to}`);
     const link = page.getByTestId('open-compare');
     await link.focus();
     await page.keyboard.press('Enter');
@@ -95,11 +76,11 @@ describe('compare: two recorded ranges with scans, side by side', () => {
     'reads at %i px in the %s theme without the page scrolling sideways, keyboard focus visible, no axe violation',
     async (width, colorScheme) => {
       const { a, b } = await rangesWithScans();
-      const context = await chromium.browser.newContext({ viewport: { width, height: 1000 }, colorScheme });
+      const context = await aioscope.chromium.browser.newContext({ viewport: { width, height: 1000 }, colorScheme });
       await installAxe(context);
       const page = await context.newPage();
       const query = `aTarget=embedded&aFrom=${a.from}&aTo=${a.to}&bTarget=embedded&bFrom=${b.from}&bTo=${b.to}`;
-      await page.goto(`${baseUrl}/compare?${query}`);
+      await page.goto(`${aioscope.baseUrl}/compare?${query}`);
       await page.getByTestId('compare-sentence').waitFor();
       await page.getByTestId('compare-scans-B').waitFor();
       expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);

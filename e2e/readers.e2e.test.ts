@@ -1,39 +1,20 @@
-import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEMO_TABLE } from '@aioscope/core';
 import { historyReadersSchema, type HistoryReaders } from '@aioscope/spec';
-import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
-import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
+import { aioscopeInChromium, ARTIFACTS } from './support/aioscopeInChromium.ts';
+import { collectConsoleErrors } from './support/browser.ts';
 import { DashboardPage } from './pages/DashboardPage.ts';
 
-const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
-const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-readers');
 const DATA_TIMEOUT_MS = 120_000;
 /** The demo workload's plain scan, as pg_stat_activity shows its query (its other query filters the same table). */
 const DEMO_SCAN_TEXT = `SELECT count(*) FROM ${DEMO_TABLE}`;
 
 describe('who was reading: the statements of a recorded range with a scan', () => {
-  let app: CliRun;
-  let baseUrl: string;
-  let chromium: LaunchedBrowser;
-
-  beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
-    await rm(DATA_DIR, { recursive: true, force: true });
-    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '64']);
-    baseUrl = (await waitForUrl(app)).replace(/\/$/, '');
-    chromium = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await chromium?.close();
-    await stopCli(app);
-  });
+  const aioscope = aioscopeInChromium(['--embedded', '--demo-table-mb', '64'], { dataDirName: 'e2e-readers' });
 
   async function readersOf(from: number, to: number): Promise<HistoryReaders> {
-    const response = await fetch(`${baseUrl}/api/targets/embedded/history/readers?from=${from}&to=${to}`);
+    const response = await fetch(`${aioscope.baseUrl}/api/targets/embedded/history/readers?from=${from}&to=${to}`);
     expect(response.status).toBe(200);
     return historyReadersSchema.parse(await response.json());
   }
@@ -62,11 +43,11 @@ describe('who was reading: the statements of a recorded range with a scan', () =
     expect(answer.rows.flatMap((row) => row.backendTypes)).not.toContain('io worker');
     expect(answer.ioWorkers.samples).toBeGreaterThan(0);
 
-    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await aioscope.chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const errors = collectConsoleErrors(context);
     const dashboard = new DashboardPage(await context.newPage());
     const { page } = dashboard;
-    await page.goto(`${baseUrl}/t/embedded?from=${from}&to=${to}`);
+    await page.goto(`${aioscope.baseUrl}/t/embedded?from=${from}&to=${to}`);
     const panel = page.getByTestId('panel-readers');
     const row = panel.getByTestId('reader-row').filter({ hasText: DEMO_SCAN_TEXT });
     await row.waitFor();
@@ -98,9 +79,9 @@ describe('who was reading: the statements of a recorded range with a scan', () =
   ] as const)('reads at %i px in the %s theme without the page scrolling sideways', async (width, colorScheme) => {
     const { from, to, answer } = await recordedScanRange();
     const scan = answer.rows.find((row) => row.queryText?.includes(DEMO_SCAN_TEXT) === true);
-    const context = await chromium.browser.newContext({ viewport: { width, height: 900 }, colorScheme });
+    const context = await aioscope.chromium.browser.newContext({ viewport: { width, height: 900 }, colorScheme });
     const page = await context.newPage();
-    await page.goto(`${baseUrl}/t/embedded?from=${from}&to=${to}`);
+    await page.goto(`${aioscope.baseUrl}/t/embedded?from=${from}&to=${to}`);
     const panel = page.getByTestId('panel-readers');
     await panel.getByTestId('reader-row').filter({ hasText: DEMO_SCAN_TEXT }).click();
     await expect
@@ -118,9 +99,9 @@ describe('who was reading: the statements of a recorded range with a scan', () =
 
   it('asks for 15 minutes or less on a longer range', async () => {
     const to = Date.now();
-    const context = await chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await aioscope.chromium.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    await page.goto(`${baseUrl}/t/embedded?from=${to - 3_600_000}&to=${to}`);
+    await page.goto(`${aioscope.baseUrl}/t/embedded?from=${to - 3_600_000}&to=${to}`);
     await expect
       .poll(() => page.getByTestId('panel-readers').innerText(), { timeout: 30_000 })
       .toContain('choose 15 minutes or less');
