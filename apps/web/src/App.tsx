@@ -38,6 +38,7 @@ import { UserBadge } from './panels/UserBadge.tsx';
 import { ThemeContext, useThemeChoice } from './theme.ts';
 import { HeldOffscreen } from './app/HeldOffscreen.tsx';
 import { lazyComponent } from './app/lazyComponent.tsx';
+import { ThemeToggle } from './app/ThemeToggle.tsx';
 
 /** The overview of several servers: a page of its own, its script only where it is shown. */
 const OverviewPage = lazyComponent(
@@ -154,9 +155,7 @@ export function App(): ReactNode {
               </h1>
               <div className="header-actions">
                 <UserBadge />
-                <button type="button" className="theme-toggle" onClick={toggleTheme}>
-                  {theme === 'dark' ? 'light theme' : 'dark theme'}
-                </button>
+                <ThemeToggle theme={theme} onToggle={toggleTheme} />
               </div>
             </div>
           </header>

@@ -8,6 +8,8 @@ import { useThemeChoice } from '../theme.ts';
 import { COMPARE_PATH, compareHref, parseCompareLocation, sameLengthBefore, type CompareSides } from './compareLink.ts';
 import { FIGURE_ROWS, figureText, settingRows, sourceText, waitText } from './compareRows.ts';
 import './compare.css';
+import { FormError } from '../app/FormError.tsx';
+import { ThemeToggle } from '../app/ThemeToggle.tsx';
 
 /** Wait events shown per side in the table (the answer holds up to five). */
 const WAITS_SHOWN = 3;
@@ -74,11 +76,7 @@ function SideChooser({
       >
         the same length just before A
       </button>
-      {error !== null ? (
-        <span className="status-bad" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <FormError error={error} />
     </form>
   );
 }
@@ -358,9 +356,7 @@ export function ComparePage(): ReactNode {
                 Back to A&apos;s range
               </a>
             )}
-            <button type="button" className="theme-toggle" onClick={toggleTheme}>
-              {theme === 'dark' ? 'light theme' : 'dark theme'}
-            </button>
+            <ThemeToggle theme={theme} onToggle={toggleTheme} />
           </div>
         </div>
       </header>

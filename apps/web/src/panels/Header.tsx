@@ -6,6 +6,7 @@ import { STALE_AFTER_MS, type LiveConnection } from '../live/liveStore.ts';
 import { headerSettings, ioMethodOfTarget } from './ioMethodView.ts';
 import { Explain } from './Panel.tsx';
 import { UserBadge } from './UserBadge.tsx';
+import { ThemeToggle } from '../app/ThemeToggle.tsx';
 
 /** Settings shown in the header, in the order a DBA reads them. */
 const HEADER_SETTINGS = [
@@ -121,9 +122,7 @@ export function Header({ target, connection, now, theme, onToggleTheme, actions 
           <UserBadge />
           {actions}
           {/* Named by its visible text, so a voice user can say what they see. */}
-          <button type="button" className="theme-toggle" onClick={onToggleTheme}>
-            {theme === 'dark' ? 'light theme' : 'dark theme'}
-          </button>
+          <ThemeToggle theme={theme} onToggle={onToggleTheme} />
         </div>
       </div>
       {badge.detail !== '' ? <div className={`status-detail status-${badge.tone}`}>{badge.detail}</div> : null}

@@ -7,6 +7,7 @@ import { compareHref } from '../compare/compareLink.ts';
 import { formatBytes, formatClockTime, formatDuration } from '../format.ts';
 import { describeRange } from './timeView.ts';
 import './baselines.css';
+import { FormError } from '../app/FormError.tsx';
 
 /** A kept range with its day even when it is one day: a baseline outlives retention, so is rarely today's. */
 function datedRange(from: number, to: number): string {
@@ -82,11 +83,7 @@ export function MarkBaseline({ targetId, range, onMarked, onClose }: MarkBaselin
         Cancel
       </button>
       <span className="caveat">Kept beyond retention, until removed; exportable as a recording file.</span>
-      {error !== null ? (
-        <span className="status-bad baseline-error" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <FormError error={error} className="baseline-error" />
     </form>
   );
 }

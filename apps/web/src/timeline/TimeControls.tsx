@@ -7,6 +7,7 @@ import { formatBytes, formatDuration } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
 import { BaselineList, MarkBaseline } from './Baselines.tsx';
 import { momentKeyMove } from './momentKeys.ts';
+import { FormError } from '../app/FormError.tsx';
 import {
   RANGE_PRESETS,
   REPLAY_SPEEDS,
@@ -334,11 +335,7 @@ function CustomRange({
       <button type="submit" className="time-button primary">
         Show
       </button>
-      {error !== null ? (
-        <span className="status-bad" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <FormError error={error} />
     </form>
   );
 }
