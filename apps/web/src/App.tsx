@@ -31,6 +31,7 @@ import { LabActivityBanner } from './panels/LabActivityBanner.tsx';
 import { ProcessDetailPanel } from './panels/ProcessDetailPanel.tsx';
 import { ProcessesPanel } from './panels/ProcessesPanel.tsx';
 import { ReadCombiningPanel } from './panels/ReadCombiningPanel.tsx';
+import { refusedReason } from './panels/reasons.ts';
 import { ScanMapPanel } from './panels/ScanMapPanel.tsx';
 import { WaitEventsPanel } from './panels/WaitEventsPanel.tsx';
 import { WorkerPanel } from './panels/WorkerPanel.tsx';
@@ -81,7 +82,7 @@ export function App(): ReactNode {
   const targetId = target?.id ?? null;
   // A recording file, or a target no longer watched, has no live edge: its page opens on the recorded range.
   const hasLive = target !== undefined && target.kind !== 'recording' && target.unwatchedSince === undefined;
-  const liveStore = useLiveTarget(hasLive ? targetId : null);
+  const liveStore = useLiveTarget(hasLive ? targetId : null, target?.replica);
   const sampleRateHz = target?.sampleRateHz ?? 20;
   const bucketMs = bucketMsFor(sampleRateHz);
   const time = useTimeTravel(location, setLocation, targetId, sampleRateHz);
@@ -201,6 +202,7 @@ export function App(): ReactNode {
                 hasLive={hasLive}
                 extent={extent.data}
                 extentError={extent.error?.message ?? null}
+                notSampled={refusedReason(target, 'Not sampled')}
                 // A recording file has no live edge: its presets end where the file does.
                 serverNow={target?.recording?.to ?? clock.serverNow}
                 at={time.at ?? domainEnd}

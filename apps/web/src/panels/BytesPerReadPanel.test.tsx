@@ -30,6 +30,14 @@ describe('BytesPerReadPanel', () => {
     await expect.element(panel.getByRole('button', { name: 'About exact, 60 s' })).toBeVisible();
   });
 
+  test('a server aioscope refused: only why it is not sampled, no empty chart and no exact figure', async () => {
+    const inputs = panelInputs(await recordedPayloads('pg15.18'));
+    await render(<BytesPerReadPanel {...inputs} />);
+    await expect.element(panel).toHaveTextContent('Not sampled: PostgreSQL 15.18 is not supported');
+    await expect.element(panel.getByTestId('bytes-per-read-exact')).not.toBeInTheDocument();
+    await expect.element(panel.getByRole('img')).not.toBeInTheDocument();
+  });
+
   test('during a cold scan: the live mean size of new reads, and io_combine_limit as the server set it', async () => {
     const inputs = panelInputs(await recordedPayloads('pg18.6-io_uring'));
     await render(<BytesPerReadPanel {...inputs} />);

@@ -15,7 +15,7 @@ import { useBucketRows } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import { exactBytesPerReadRows } from './bytesPerReadRows.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
-import { aiosUnavailableReason } from './reasons.ts';
+import { aiosUnavailableReason, refusedReason } from './reasons.ts';
 import { useWindowText } from '../timeline/windowText.ts';
 
 /** pg_stat_io is sampled once a second, so both series share one-second buckets. */
@@ -81,13 +81,19 @@ export function BytesPerReadPanel({ frames, summary, deltas, domain, target }: B
   );
   const latest = frames[frames.length - 1];
   const unavailable = aiosUnavailableReason(target, latest);
+  const refused = refusedReason(target, 'Not sampled');
+  const source = `live: pg_aios at ${target?.sampleRateHz ?? 0} Hz, each read counted once, mean per second · exact: pg_stat_io at ${target?.statRateHz ?? 1} Hz, Δread_bytes / Δreads over the last ${WINDOW_S} s weighted by reads, scans apart · hover: each second's own value`;
+
+  // A refused server has neither figure: no empty chart and no "no statement finished" beside the reason.
+  if (refused !== null)
+    return (
+      <Panel title="Bytes per read (read combining)" testId="panel-bytes-per-read" source={source}>
+        <EmptyState>{refused}</EmptyState>
+      </Panel>
+    );
 
   return (
-    <Panel
-      title="Bytes per read (read combining)"
-      testId="panel-bytes-per-read"
-      source={`live: pg_aios at ${target?.sampleRateHz ?? 0} Hz, each read counted once, mean per second · exact: pg_stat_io at ${target?.statRateHz ?? 1} Hz, Δread_bytes / Δreads over the last ${WINDOW_S} s weighted by reads, scans apart · hover: each second's own value`}
-    >
+    <Panel title="Bytes per read (read combining)" testId="panel-bytes-per-read" source={source}>
       <div className="figures">
         <Figure
           label={`live, ${windowText.short}`}

@@ -9,6 +9,7 @@ export function timeControlsProps(now: number, overrides: Partial<TimeControlsPr
     hasLive: true,
     extent: undefined,
     extentError: null,
+    notSampled: null,
     serverNow: now,
     at: now,
     playing: false,

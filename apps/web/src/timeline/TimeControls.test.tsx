@@ -79,6 +79,15 @@ describe('TimeControls, live', () => {
     await expect.element(bar).toHaveTextContent('history unavailable: HTTP 503');
   });
 
+  test('a refused server is neither live nor recorded: the bar says it is not sampled', async () => {
+    await renderControls({ notSampled: 'Not sampled: PostgreSQL 15.20 is not supported' });
+    await expect.element(bar.getByTestId('time-state')).toHaveTextContent('live: not sampled');
+    await expect
+      .element(bar.getByTestId('recording-state'))
+      .toHaveTextContent('not recording: the server is not sampled');
+    await expect.element(bar.getByTestId('recording-state')).not.toHaveTextContent(/^recording ·/);
+  });
+
   test('a recording file has no live edge: neither Pause nor Back to live', async () => {
     await renderControls({ hasLive: false, view: pastRange(MINUTE) });
     await expect.element(bar.getByRole('button', { name: 'Pause' })).not.toBeInTheDocument();

@@ -25,6 +25,8 @@ export interface TimeControlsProps {
   hasLive: boolean;
   extent: HistoryExtent | undefined;
   extentError: string | null;
+  /** Why the target is not sampled at all (a refused server), else null: nothing live, nothing recorded. */
+  notSampled: string | null;
   /** The server's "now", for ranges that end now. */
   serverNow: number;
   /** The moment the instant panels show (in a replay: the playhead). */
@@ -42,7 +44,11 @@ export interface TimeControlsProps {
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 0.1: '1/10×', 0.25: '1/4×', 1: '1×', 4: '4×', 16: '16×' };
 
-function recordingText(extent: HistoryExtent | undefined, error: string | null): { text: string; tone: string } {
+function recordingText(
+  extent: HistoryExtent | undefined,
+  error: string | null,
+  notSampled: string | null,
+): { text: string; tone: string } {
   if (error !== null) return { text: `history unavailable: ${error}`, tone: 'muted' };
   if (extent === undefined) return { text: 'history: …', tone: 'muted' };
   const kept =
@@ -50,6 +56,8 @@ function recordingText(extent: HistoryExtent | undefined, error: string | null):
       ? 'nothing kept yet'
       : `${formatDuration(extent.raw.to - extent.raw.from, 'span')} of samples kept`;
   const size = extent.bytesOnDisk > 0 ? `, ${formatBytes(extent.bytesOnDisk)} on disk` : '';
+  // The recorder is on, but a server that is never sampled gives it nothing to keep.
+  if (notSampled !== null) return { text: `not recording: the server is not sampled · ${kept}${size}`, tone: 'muted' };
   if (extent.recording.state === 'recording') return { text: `recording · ${kept}${size}`, tone: 'good' };
   const why = extent.recording.reason === null ? '' : `: ${extent.recording.reason}`;
   return { text: `recording ${extent.recording.state}${why} · ${kept}${size}`, tone: 'warn' };
@@ -75,8 +83,9 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
     showBaselines(null);
     opener.current?.focus();
   };
-  const recording = recordingText(extent, props.extentError);
+  const recording = recordingText(extent, props.extentError, props.notSampled);
   const live = view.mode === 'live';
+  const sampled = props.notSampled === null;
   const fileInputId = useId();
   return (
     <section className="time-controls" aria-label="Time" data-testid="time-controls">
@@ -98,8 +107,19 @@ export function TimeControls(props: TimeControlsProps): ReactNode {
               </button>
             )
           ) : null}
-          <span className={`time-state time-${live ? 'live' : 'past'}`} data-testid="time-state">
-            {live ? 'live' : view.speed !== null ? (playing ? 'replaying' : 'replay paused') : 'paused on a range'}
+          <span
+            className={`time-state time-${live ? (sampled ? 'live' : 'unsampled') : 'past'}`}
+            data-testid="time-state"
+          >
+            {live
+              ? sampled
+                ? 'live'
+                : 'live: not sampled'
+              : view.speed !== null
+                ? playing
+                  ? 'replaying'
+                  : 'replay paused'
+                : 'paused on a range'}
           </span>
         </div>
         <div className="time-group" role="group" aria-label="Show a past range">
