@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OpenedRecordings, displayFileName, type IngestCost, type OpenSlot } from './openedRecordings.ts';
 import { syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
 import { writeRecordingFile } from './recordingFileWriter.ts';
+import { RecordingIngestProcess } from './recordingIngestProcess.ts';
 import { removeAbandonedRoots } from './temporaryFolders.ts';
 
 const DURATION_MS = 25 * 60_000; // three of the store's 10-minute chunks
@@ -180,6 +181,64 @@ describe('OpenedRecordings: a file opened into a database on disk', { timeout: 6
     expect(await leftOnDisk()).toHaveLength(1);
     slot.release();
     await expect.poll(leftOnDisk).toEqual([]);
+  });
+});
+
+describe('OpenedRecordings: one ingest process for every file', { timeout: 60_000 }, () => {
+  const processes: RecordingIngestProcess[] = [];
+  afterEach(() => {
+    for (const made of processes.splice(0)) made.stop();
+  });
+  function ownProcess(): { recordings: OpenedRecordings; ingest: RecordingIngestProcess; pids: number[] } {
+    const ingest = new RecordingIngestProcess();
+    processes.push(ingest);
+    const pids: number[] = [];
+    const recordings = catalog({ ingestProcess: ingest, onIngested: (cost) => pids.push(cost.pid) });
+    return { recordings, ingest, pids };
+  }
+
+  it('opens every file in the same process, and a refused file leaves it running', async () => {
+    const { recordings, ingest, pids } = ownProcess();
+    await recordings.open(slotOf(recordings), file, 'a.aioscope.gz');
+    const bad = path.join(folder, 'refused.aioscope.gz');
+    await writeFile(bad, gzipSync('{"format":"something else"}\n'));
+    await expect(recordings.open(slotOf(recordings), bad, 'bad.aioscope.gz')).rejects.toThrow(
+      /not an aioscope recording/,
+    );
+    const truncated = path.join(folder, 'truncated.aioscope.gz');
+    await writeFile(truncated, gzipSync(`${JSON.stringify(source.header)}\n`).subarray(0, 40));
+    await expect(recordings.open(slotOf(recordings), truncated, 'cut.aioscope.gz')).rejects.toThrow();
+    await recordings.open(slotOf(recordings), file, 'b.aioscope.gz');
+    expect(pids).toHaveLength(2);
+    expect(pids[1]).toBe(pids[0]);
+    expect(ingest.pid).toBe(pids[0]);
+  });
+
+  it('fails only the file in progress when the process is killed, and opens the next in a new one', async () => {
+    const { recordings, ingest, pids } = ownProcess();
+    await recordings.open(slotOf(recordings), file, 'first.aioscope.gz');
+    const killed = ingest.pid;
+    if (killed === undefined) throw new Error('no ingest process');
+    const opening = recordings.open(slotOf(recordings), file, 'killed.aioscope.gz');
+    opening.catch(() => undefined);
+    // Killed mid-file: once its database exists the process is writing it.
+    const writing = async (): Promise<boolean> => {
+      const folders = await leftOnDisk();
+      return folders.length === 2 && existsSync(path.join(temporaryRoot, folders.at(-1) ?? '', 'recording.duckdb'));
+    };
+    await expect.poll(writing, { interval: 5, timeout: 30_000 }).toBe(true);
+    process.kill(killed, 'SIGKILL');
+    await expect(opening).rejects.toThrow(
+      /^the process opening the recording ended \(SIGKILL\) before it finished: the file was not opened/,
+    );
+    expect(recordings.opening).toBe(false);
+    expect(recordings.summaries().map((summary) => summary.recording?.fileName)).toEqual(['first.aioscope.gz']);
+    await expect.poll(leftOnDisk).toHaveLength(1);
+
+    await recordings.open(slotOf(recordings), file, 'next.aioscope.gz');
+    expect(pids).toHaveLength(2);
+    expect(pids[1]).not.toBe(killed);
+    expect(recordings.summaries()).toHaveLength(2);
   });
 });
 

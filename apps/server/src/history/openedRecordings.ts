@@ -1,9 +1,5 @@
-import { fork, spawn, type StdioOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MAX_OPEN_RECORDINGS, type OpenedRecording, type TargetSummary } from '@aioscope/spec';
 import type { HistoryCatalog, HistoryReader } from './historyReader.ts';
 import { RecordingDatabases, type AttachedRecording } from './recordingDatabases.ts';
@@ -14,7 +10,7 @@ import {
   type RecordingLimits,
 } from './recordingFile.ts';
 import { RECORDING_TARGET, type IngestedRecording } from './recordingIngest.ts';
-import type { IngestReply, IngestRequest } from './recordingIngestWorker.ts';
+import { sharedIngestProcess, type IngestCost, type RecordingIngestProcess } from './recordingIngestProcess.ts';
 import { TemporaryFolders } from './temporaryFolders.ts';
 import { StoreHistoryReader } from './storeReader.ts';
 
@@ -22,23 +18,6 @@ import { StoreHistoryReader } from './storeReader.ts';
 const MAX_FILE_NAME_LENGTH = 120;
 /** Disk kept for the databases of all opened recordings together (~20 h of 100 Hz recordings). */
 export const MAX_OPENED_RECORDING_BYTES = 2 * 1024 ** 3;
-/** Heap of the process that opens a file: it streams, so ~40 MB is what an hour at 100 Hz needs. */
-export const INGEST_WORKER_HEAP_MB = 256;
-/**
- * Its young generation: parsing makes short-lived objects by the million, and a larger nursery
- * collects them in fewer scavenges (an hour at 100 Hz in a worker with a 4 MB young generation took
- * ~0.7 s more CPU than with 32 MB); semi-spaces of 4 MB took no more CPU than 16 MB and 40 MB less
- * RSS.
- */
-const INGEST_SEMI_SPACE_MB = 4;
-/**
- * One libuv thread in the ingest process: DuckDB's loads then always run on the same thread, and
- * its peak RSS for an hour at 100 Hz was ~90 MB lower than with libuv's four (gunzip and the file
- * reads share that thread; the reader decompresses ahead so parsing goes on during a load).
- */
-const INGEST_LIBUV_THREADS = '1';
-/** A file within every limit opens in well under a minute; past this something is wrong. */
-export const INGEST_TIMEOUT_MS = 5 * 60_000;
 /** What a client is told to wait when another file is opening (the 503's Retry-After). */
 export const OPEN_RETRY_AFTER_S = 2;
 
@@ -90,21 +69,17 @@ export interface OpenedRecordingsOptions {
   temporaryRoot?: string;
   /** Told what each file's ingest cost: its process's peak RSS, which this process's RSS does not show. */
   onIngested?: (cost: IngestCost) => void;
+  /** The process files are checked in: this aioscope's one (sharedIngestProcess) unless given. */
+  ingestProcess?: RecordingIngestProcess;
 }
 
-export interface IngestCost {
-  peakRssBytes: number;
-  /** The CPU priority the ingest ran at (os.getPriority: 19 is the lowest). */
-  priority: number;
-  /** Its scheduling policy: 'idle' (SCHED_IDLE, started through chrt), 'normal'; null off Linux. */
-  scheduler: string | null;
-}
+export type { IngestCost };
 
 /**
  * Recording files opened in this process (`open FILE`, dropped files), each a target of kind
  * 'recording' served from a DuckDB database on disk. A file is checked and written into its
- * database in a child process at the lowest CPU priority (recordingIngestWorker.ts), one file at a
- * time, so opening never holds the sampler's thread nor the page's requests, and no number of uploads can grow this process's heap: each opened file
+ * database in a child process at the lowest CPU priority (recordingIngestProcess.ts: one process
+ * kept for every file), one file at a time, so opening never holds the sampler's thread nor the page's requests, and no number of uploads can grow this process's heap: each opened file
  * costs a few kB here, DuckDB's buffers for all of them share one memory limit, and their disk
  * is bounded (MAX_OPENED_RECORDING_BYTES, a clear refusal past it). Opening one more than
  * MAX_OPEN_RECORDINGS closes the oldest.
@@ -117,9 +92,11 @@ export class OpenedRecordings implements HistoryCatalog {
   private opened = 0;
   private slotTaken = false;
   private closed = false;
+  private readonly ingestProcess: RecordingIngestProcess;
 
   constructor(private readonly options: OpenedRecordingsOptions = {}) {
     this.folders = new TemporaryFolders(options.temporaryRoot);
+    this.ingestProcess = options.ingestProcess ?? sharedIngestProcess();
   }
 
   /**
@@ -129,6 +106,9 @@ export class OpenedRecordings implements HistoryCatalog {
   reserve(): OpenSlot | null {
     if (this.slotTaken || this.closed) return null;
     this.slotTaken = true;
+    // Started with the first upload rather than with aioscope: one that never opens a file pays
+    // nothing, and its start-up overlaps the upload's body.
+    this.ingestProcess.start();
     const folder = this.folders.create();
     folder.catch(() => undefined); // awaited by whoever uses it; a release alone must not leave it unhandled
     const slot: Slot = {
@@ -159,7 +139,7 @@ export class OpenedRecordings implements HistoryCatalog {
     const folder = await slot.folder;
     try {
       const limits = this.options.limits ?? DEFAULT_RECORDING_LIMITS;
-      const { ingested, cost } = await runIngestWorker({ file, folder, limits });
+      const { ingested, cost } = await this.ingestProcess.ingest({ file, folder, limits });
       this.options.onIngested?.(cost);
       if (path.dirname(file) === folder) await rm(file, { force: true });
       const bytes = (await stat(ingested.database)).size;
@@ -267,78 +247,4 @@ export class OpenedRecordings implements HistoryCatalog {
     await entry.attached.detach().catch(() => undefined);
     await this.folders.remove(entry.folder);
   }
-}
-
-/**
- * The ingest process's entry and the Node flags it needs: the bundled file beside dist/cli.js, or
- * in the repository (tests, `npm start`) the TypeScript source, loaded through tsx.
- */
-function ingestProcess(): { entry: string; execArgv: string[] } {
-  const heap = [`--max-old-space-size=${INGEST_WORKER_HEAP_MB}`, `--max-semi-space-size=${INGEST_SEMI_SPACE_MB}`];
-  if (!import.meta.url.endsWith('.ts'))
-    return { entry: fileURLToPath(new URL('./recordingIngestWorker.js', import.meta.url)), execArgv: heap };
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  return {
-    entry: fileURLToPath(new URL('./recordingIngestWorker.ts', import.meta.url)),
-    execArgv: ['--import', tsx, ...heap],
-  };
-}
-
-/** util-linux's chrt, which starts a command under SCHED_IDLE; null where there is none. */
-const IDLE_SCHEDULER = ['/usr/bin/chrt', '/bin/chrt'].find((file) => existsSync(file)) ?? null;
-
-/** The end of the ingest process's stderr, where V8 says it ran out of heap. */
-const STDERR_KEPT_CHARS = 4_096;
-
-/** Runs one ingest in a child process with a heap of its own; its end is reported either way. */
-function runIngestWorker(request: IngestRequest): Promise<{ ingested: IngestedRecording; cost: IngestCost }> {
-  const { entry, execArgv } = ingestProcess();
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    let stderr = '';
-    const settle = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      outcome();
-    };
-    const options = {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'] satisfies StdioOptions,
-      env: { ...process.env, UV_THREADPOOL_SIZE: INGEST_LIBUV_THREADS },
-      serialization: 'advanced' as const,
-    };
-    const argument = JSON.stringify(request);
-    // SCHED_IDLE where chrt can set it (Linux): the child then runs only on a core nothing else
-    // wants, which nice 19 alone does not give (a nice-19 process still takes a share of a busy
-    // core and doubled the sampler's jitter). Its threads inherit it; nice 19 stays underneath.
-    const child =
-      IDLE_SCHEDULER === null
-        ? fork(entry, [argument], { ...options, execArgv })
-        : spawn(IDLE_SCHEDULER, ['--idle', '0', process.execPath, ...execArgv, entry, argument], options);
-    child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (text: string) => (stderr = (stderr + text).slice(-STDERR_KEPT_CHARS)));
-    const timer = setTimeout(() => {
-      settle(() => reject(new RecordingFileError(`not opened within ${INGEST_TIMEOUT_MS / 60_000} minutes`)));
-      child.kill('SIGKILL');
-    }, INGEST_TIMEOUT_MS);
-    child.once('message', (reply: IngestReply) => {
-      settle(() => {
-        if (reply.ok) {
-          const { ingested, peakRssBytes, priority, scheduler } = reply;
-          resolve({ ingested, cost: { peakRssBytes, priority, scheduler } });
-        } else if (reply.refused) reject(new RecordingFileError(reply.message));
-        else reject(new Error(`could not open the recording: ${reply.message}`));
-      });
-    });
-    child.once('error', (error) => settle(() => reject(error)));
-    child.once('exit', (code, signal) => {
-      settle(() =>
-        reject(
-          /heap out of memory/i.test(stderr)
-            ? new RecordingFileError(`needs more than the ${INGEST_WORKER_HEAP_MB} MB an opening file may use`)
-            : new Error(`the process opening the recording ended (${signal ?? `exit code ${code}`})`),
-        ),
-      );
-    });
-  });
 }

@@ -1,10 +1,11 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { constants, getPriority, setPriority } from 'node:os';
 import { RecordingFileError, type RecordingLimits } from './recordingFile.ts';
 import { ingestRecording } from './recordingIngest.ts';
 
 /**
- * The child process that opens one recording file (openedRecordings.ts starts it): parsing and
+ * The child process that opens recording files, one after another for as long as aioscope runs
+ * (recordingIngestProcess.ts starts it and sends it each file): parsing and
  * checking an hour at 100 Hz is seconds of CPU. A process of its own, not a worker thread, because
  * a thread alone cannot yield all of it: DuckDB's loads, gunzip and the garbage collector's
  * helpers run on threads a worker shares with the whole process, at the sampler's priority (3.4 s
@@ -26,8 +27,13 @@ export type IngestReply =
       peakRssBytes: number;
       priority: number;
       scheduler: string | null;
+      pid: number;
     }
   | { ok: false; refused: boolean; message: string };
+
+/** Between aioscope and this process: it says it listens, then each file and its answer. */
+export type WorkerMessage =
+  { kind: 'ready' } | { kind: 'ingest'; request: IngestRequest } | { kind: 'reply'; reply: IngestReply };
 
 /**
  * Every thread of this process at the lowest CPU priority. On Linux a priority belongs to a thread
@@ -65,13 +71,37 @@ function schedulingPolicy(): string | null {
   }
 }
 
+/**
+ * Linux keeps a process's peak RSS (VmHWM) until told to forget it: each file's peak is then its
+ * own, not the largest file's since this process started. Elsewhere the lifetime's peak is given.
+ */
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux, or not allowed: the peak stays the lifetime's.
+  }
+}
+
+function peakRssBytes(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (match?.[1] !== undefined) return Number(match[1]) * 1024;
+  } catch {
+    // Not Linux: below.
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
 async function ingest(request: IngestRequest): Promise<IngestReply> {
+  resetPeakRss();
   try {
     const ingested = await ingestRecording(request.file, request.folder, request.limits);
     return {
       ok: true,
       ingested,
-      peakRssBytes: process.resourceUsage().maxRSS * 1024,
+      pid: process.pid,
+      peakRssBytes: peakRssBytes(),
       priority: getPriority(),
       scheduler: schedulingPolicy(),
     };
@@ -85,6 +115,10 @@ async function ingest(request: IngestRequest): Promise<IngestReply> {
 lowerEveryThreadsPriority();
 // aioscope gone (its end closes the channel): nothing is waiting for this file any more.
 process.once('disconnect', () => process.exit(0));
-// The request comes as the argument, not a message: one sent before a listener exists is lost.
-const request = JSON.parse(process.argv[2] ?? 'null') as IngestRequest;
-void ingest(request).then((reply) => process.send?.(reply, () => process.disconnect()));
+// Files come one at a time (aioscope waits for each answer); one that fails leaves this process as it was.
+process.on('message', (message: WorkerMessage) => {
+  if (message.kind !== 'ingest') return;
+  void ingest(message.request).then((reply) => process.send?.({ kind: 'reply', reply } satisfies WorkerMessage));
+});
+// Said once the listener exists: a message sent before it would be lost.
+process.send?.({ kind: 'ready' } satisfies WorkerMessage);
