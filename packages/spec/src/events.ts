@@ -16,9 +16,20 @@ export const joinTargetRequestSchema = z
   .strict();
 export type JoinTargetRequest = z.infer<typeof joinTargetRequestSchema>;
 
-/** The server's acknowledgement of joinTarget. */
+/** A replica's name (--replica-name): what a load balancer routes `?replica=NAME` by. */
+export const replicaNameSchema = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-z0-9-]+$/, 'replica names are lowercase letters, digits and dashes');
+
+/**
+ * The server's acknowledgement of joinTarget. With named replicas (--replica-name): `replica` is the
+ * one that serves this socket, `owner` the one that samples the target; a page on another replica
+ * than the owner may reconnect with `?replica=OWNER` (the load balancer routes by it).
+ */
 export const joinTargetReplySchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true) }),
+  z.object({ ok: z.literal(true), replica: replicaNameSchema.optional(), owner: replicaNameSchema.optional() }),
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);
 export type JoinTargetReply = z.infer<typeof joinTargetReplySchema>;
@@ -59,7 +70,15 @@ export const processesEventSchema = z.object({
 });
 export type ProcessesEvent = z.infer<typeof processesEventSchema>;
 
+/**
+ * A target's sampling moved to the named replica (a handover after a kill, or a rebalance), sent to
+ * its viewers on every replica by the new owner once it samples the target.
+ */
+export const ownerEventSchema = z.object({ targetId: z.string(), owner: replicaNameSchema });
+export type OwnerEvent = z.infer<typeof ownerEventSchema>;
+
 export interface ServerToClientEvents {
+  owner: (payload: OwnerEvent) => void;
   processes: (payload: ProcessesEvent) => void;
   snapshot: (payload: LiveSnapshot) => void;
   frame: (payload: FrameEvent) => void;
@@ -80,6 +99,7 @@ export const serverToClientSchemas: { [E in ServerToClientEvent]: z.ZodType<Serv
   frame: frameEventSchema,
   ioDelta: ioDeltaEventSchema,
   status: statusEventSchema,
+  owner: ownerEventSchema,
 };
 
 export interface ClientToServerEvents {

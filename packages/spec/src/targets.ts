@@ -85,6 +85,11 @@ export const targetSummarySchema = z.object({
    * the history routes, and its summary is the last one its monitor gave.
    */
   unwatchedSince: z.number().optional(),
+  /**
+   * The replica that samples it (--replica-name), so a page opens its live socket there
+   * (`?replica=NAME`, deploy/team/nginx.conf); absent for an unnamed replica.
+   */
+  replica: z.string().max(32).optional(),
 });
 export type TargetSummary = z.infer<typeof targetSummarySchema>;
 

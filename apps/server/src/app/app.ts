@@ -46,7 +46,7 @@ export interface AppOptions {
   /** Targets added and removed at run time, labels and the targets file (fleet.ts); absent in tests. */
   fleet?: FleetInfo;
   /** Live transport limits (tests only). */
-  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow' | 'adapter' | 'adapterHealth'>;
+  live?: Pick<LiveHubOptions, 'maxJoinsPerWindow' | 'adapter' | 'adapterHealth' | 'replicaName'>;
 }
 
 /** Fastify's own options for an aioscope instance, shared by the process and by tests. */
@@ -107,7 +107,14 @@ export const aioscopeApp = fp<AppOptions>(
     // relayed from their owner (live/remoteTargets.ts); app.io exists once the live hub is registered.
     const remote =
       options.live?.adapter === undefined ? undefined : relayedTargets(() => app.io, options.live.adapterHealth);
-    registerTargetRoutes(app, options.monitors, recordings, options.fleet?.unwatched, remote);
+    registerTargetRoutes(
+      app,
+      options.monitors,
+      recordings,
+      options.fleet?.unwatched,
+      remote,
+      options.live?.replicaName,
+    );
     registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
     const replica = options.fleet?.replica ?? null;
     const adapterHealth = options.live?.adapterHealth;

@@ -98,7 +98,15 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
         webRoot: WEB_ROOT,
         ...(config.token === undefined ? {} : { token: config.token }),
         ...(config.authProxy === null ? {} : { authProxy: authProxyOf(config.authProxy) }),
-        ...(live === null ? {} : { live: { adapter: live.adapter, adapterHealth: live.health } }),
+        ...(live === null
+          ? {}
+          : {
+              live: {
+                adapter: live.adapter,
+                adapterHealth: live.health,
+                ...(config.replicaName === null ? {} : { replicaName: config.replicaName }),
+              },
+            }),
       });
     });
     await listen(app, config);

@@ -122,6 +122,11 @@ else the password file PGPASSFILE names, else ~/.pgpass (mode 600).`,
       value: '<url>',
       help: 'with --store: relay the live view between replicas through this Redis (redis://host:port), so any replica serves any target live',
     },
+    'replica-name': {
+      type: 'string',
+      value: '<name>',
+      help: "with --adapter: this replica's name (a-z, 0-9, -), told to viewers so a load balancer routes each to its target's replica by ?replica=NAME (deploy/team/nginx.conf)",
+    },
     'record-raw': {
       type: 'string',
       value: '<age>',

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
+import { replicaNameSchema } from '@aioscope/spec';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
 import { authProxyConfigSchema, readAccessFlags } from './accessConfig.ts';
 import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, START_FLAGS } from './commandFlags.ts';
@@ -111,6 +112,8 @@ export const configSchema = z
       .string()
       .refine((url) => REDIS_URL.test(url) && URL.canParse(url), { message: 'must be a Redis URL: redis://host:port' })
       .nullable(),
+    /** --replica-name: what viewers are told to reconnect with (?replica=NAME); null: unnamed. */
+    replicaName: replicaNameSchema.nullable(),
     record: z
       .object({
         enabled: z.boolean(),
@@ -139,6 +142,10 @@ export const configSchema = z
     path: ['adapter'],
     message: 'needs --store: only replicas sharing a store share targets to relay',
   })
+  .refine((config) => config.replicaName === null || config.adapter !== null, {
+    path: ['replicaName'],
+    message: 'needs --adapter: a name routes viewers between replicas that relay the live view',
+  })
   .refine((config) => isLoopbackHost(config.host) || config.token !== undefined || config.authProxy !== null, {
     path: ['host'],
     message:
@@ -166,6 +173,7 @@ const FLAG_NAMES: Record<string, string> = {
   'record.maxBytes': '--record-max',
   'record.store': '--store',
   adapter: '--adapter',
+  replicaName: '--replica-name',
 };
 
 const STORE_URL = /^postgres(ql)?:\/\//;
@@ -221,6 +229,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     ...(tokenGiven ? { token: values.token ?? env.AIOSCOPE_TOKEN } : {}),
     authProxy: access.authProxy,
     adapter: values.adapter ?? null,
+    replicaName: values['replica-name'] ?? null,
     record: {
       enabled: values.record !== false,
       rawMs: values['record-raw'],

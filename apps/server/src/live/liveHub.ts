@@ -19,6 +19,7 @@ import {
   notRelayedStatus,
   serveRelayedRequests,
   type InterServerEvents,
+  type OwnerSnapshot,
 } from './remoteTargets.ts';
 
 /** Frames in the snapshot a viewer gets on joining: 60 s at 20 Hz; at higher rates the newest. */
@@ -76,6 +77,12 @@ export interface LiveHubOptions {
   adapter?: LiveAdapter;
   /** Whether the adapter's Redis answers: remote targets say why they are not live while it does not. */
   adapterHealth?: LiveAdapterHealth;
+  /**
+   * --replica-name: told to each viewer (the join's reply, and an 'owner' event when a target moves)
+   * with the name of its target's owner, so a page reconnects there through the load balancer
+   * (`?replica=NAME`) and its frames need not be relayed.
+   */
+  replicaName?: string;
 }
 
 /** The room's sockets whose queue says they stopped reading. */
@@ -145,6 +152,8 @@ function createLiveHub(
   });
 
   const relayed = options.adapter !== undefined;
+  const name = options.replicaName;
+  const named = name === undefined ? {} : { replica: name };
   const interest = relayed ? followRemoteInterest(io, monitors) : undefined;
   // socket.io's cluster adapter delivers a broadcast to this replica's own viewers only once Redis
   // took it: while Redis is lost, the targets sampled here are sent to their local viewers only,
@@ -173,6 +182,9 @@ function createLiveHub(
       const target = skip.length > 0 ? to.except(skip) : to;
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
     };
+    // Viewers of this target on other replicas (or here, waiting since a handover) may come here.
+    if (relayed && name !== undefined && options.adapterHealth?.now().ok !== false)
+      io.to(room).emit('owner', { targetId: monitor.id, owner: name });
     const offs = [
       monitor.on('frame', (frame) => send('frame', { targetId: monitor.id, frame })),
       monitor.on('ioDelta', (delta) => send('ioDelta', { targetId: monitor.id, delta })),
@@ -207,7 +219,7 @@ function createLiveHub(
       const local = joinTarget(socket, monitors, payload, options.notLive);
       const targetId = joinTargetRequestSchema.safeParse(payload).data?.targetId;
       if (local.ok || !relayed || targetId === undefined || monitors.has(targetId)) {
-        respond(local);
+        respond(local.ok && name !== undefined ? { ...local, ...named, owner: name } : local);
         return;
       }
       const lost = options.adapterHealth?.now();
@@ -215,7 +227,7 @@ function createLiveHub(
         respond({ ok: false, error: notRelayedStatus(lost, Date.now(), null).message ?? '' });
         return;
       }
-      void joinRemoteTarget(io, socket, targetId).then(respond);
+      void joinRemoteTarget(io, socket, targetId).then((reply) => respond(reply.ok ? { ...reply, ...named } : reply));
     };
     socket.on('joinTarget', onJoin as ClientToServerEvents['joinTarget']);
     socket.on('leaveTarget', (payload) => {
@@ -226,9 +238,11 @@ function createLiveHub(
   if (relayed) {
     io.on('snapshotOf', (targetId, answer) => {
       const monitor = typeof targetId === 'string' ? monitors.get(targetId) : undefined;
-      answer(monitor === undefined ? null : snapshotOf(monitor));
+      answer(monitor === undefined ? null : { snapshot: snapshotOf(monitor), owner: name ?? null });
     });
-    io.on('summariesOf', (answer) => answer([...monitors.values()].map((monitor) => monitor.summary())));
+    io.on('summariesOf', (answer) =>
+      answer([...monitors.values()].map((monitor) => ({ ...monitor.summary(), ...named }))),
+    );
     serveRelayedRequests(io, monitors);
     const stopFollowingHealth = options.adapterHealth?.onChange((health) => {
       // Back: the owners forgot this replica's viewers meanwhile; tell them before asking for snapshots.
@@ -276,11 +290,11 @@ function followRemoteInterest(io: LiveServer, monitors: ReadonlyMap<string, Targ
 async function joinRemoteTarget(io: LiveServer, socket: LiveSocket, targetId: string): Promise<JoinTargetReply> {
   const room = roomOf(targetId);
   await socket.join(room);
-  const { answers, complete } = await askOtherReplicas<LiveSnapshot | null>((answer) =>
+  const { answers, complete } = await askOtherReplicas<OwnerSnapshot | null>((answer) =>
     io.serverSideEmit('snapshotOf', targetId, answer),
   );
-  const snapshot = answers.find((s) => s !== null);
-  if (snapshot === undefined || snapshot === null) {
+  const found = answers.find((s) => s !== null);
+  if (found === undefined || found === null) {
     await socket.leave(room);
     return {
       ok: false,
@@ -289,8 +303,8 @@ async function joinRemoteTarget(io: LiveServer, socket: LiveSocket, targetId: st
         : `"${targetId}" is sampled by no replica that answered within ${REMOTE_ANSWER_TIMEOUT_MS / 1000} s`,
     };
   }
-  socket.emit('snapshot', snapshot);
-  return { ok: true };
+  socket.emit('snapshot', found.snapshot);
+  return found.owner === null ? { ok: true } : { ok: true, owner: found.owner };
 }
 
 /** Asks for the owner's snapshot once Redis is back, a heartbeat apart. */
@@ -316,11 +330,11 @@ async function tellRemoteViewers(
       }
       // The other replicas are known again at their next heartbeat: until then nobody answers.
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS_AFTER_RECONNECT; attempt++) {
-        const { answers } = await askOtherReplicas<LiveSnapshot | null>((answer) =>
+        const { answers } = await askOtherReplicas<OwnerSnapshot | null>((answer) =>
           io.serverSideEmit('snapshotOf', targetId, answer),
         );
-        const snapshot = answers.find((s) => s !== null);
-        if (snapshot !== undefined && snapshot !== null) return void room.emit('snapshot', snapshot);
+        const found = answers.find((s) => s !== null);
+        if (found !== undefined && found !== null) return void room.emit('snapshot', found.snapshot);
         await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS));
       }
     }),

@@ -18,9 +18,16 @@ export const REMOTE_ANSWER_TIMEOUT_MS = 2_000;
 /** What the owner of a target answers to a REST request relayed to it: the body, or an error and its status. */
 export type RemoteAnswer = { ok: true; body: unknown } | { ok: false; status: 404 | 503; error: string };
 
+/** A target's snapshot as its owner answers it to another replica. */
+export interface OwnerSnapshot {
+  snapshot: LiveSnapshot;
+  owner: string | null;
+}
+
 /** Between replicas (--adapter): each answers for a target it owns, or null. */
 export interface InterServerEvents {
-  snapshotOf: (targetId: string, answer: (snapshot: LiveSnapshot | null) => void) => void;
+  /** The owner's snapshot and its --replica-name (null: unnamed). */
+  snapshotOf: (targetId: string, answer: (reply: OwnerSnapshot | null) => void) => void;
   /** The summaries of the targets a replica samples. */
   summariesOf: (answer: (summaries: TargetSummary[]) => void) => void;
   /** GET /api/targets/:id/processes/:pid on the owner. */

@@ -74,7 +74,11 @@ export function registerTargetRoutes(
   recordings?: OpenedRecordings,
   unwatched?: () => readonly TargetSummary[],
   remote?: RemoteTargets,
+  /** --replica-name: each summary of a target sampled here names this replica. */
+  replicaName?: string,
 ): void {
+  const named = replicaName === undefined ? {} : { replica: replicaName };
+  const summaryOf = (monitor: TargetMonitor): TargetSummary => ({ ...monitor.summary(), ...named });
   const sampledElsewhere = async (): Promise<TargetSummary[]> => {
     const found = new Map((await (remote?.summaries() ?? [])).map((t) => [t.id, t]));
     for (const id of monitors.keys()) found.delete(id);
@@ -83,7 +87,7 @@ export function registerTargetRoutes(
   app.get('/api/targets', async () => {
     const remote = await sampledElsewhere();
     return [
-      ...[...monitors.values()].map((monitor) => monitor.summary()),
+      ...[...monitors.values()].map(summaryOf),
       ...remote,
       ...(unwatched?.().filter((t) => !monitors.has(t.id) && !remote.some((r) => r.id === t.id)) ?? []),
       ...(recordings?.summaries() ?? []),
@@ -100,7 +104,7 @@ export function registerTargetRoutes(
     const remote = id !== null && !monitors.has(id) ? (await sampledElsewhere()).find((t) => t.id === id) : undefined;
     if (remote !== undefined) return remote;
     const found = lookup(targetParamsSchema, request.params, monitors);
-    return found.ok ? found.monitor.summary() : reply.code(found.status).send({ error: found.error });
+    return found.ok ? summaryOf(found.monitor) : reply.code(found.status).send({ error: found.error });
   });
 
   /** Refused here: for a target another replica samples, its owner's answer relayed (--adapter). */

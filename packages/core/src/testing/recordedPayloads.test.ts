@@ -224,6 +224,12 @@ describe('broken payloads are rejected where they break', () => {
   it('accepts the error body and both join replies the server sends', () => {
     expect(apiErrorSchema.parse({ error: 'unknown target "x"' })).toEqual({ error: 'unknown target "x"' });
     expect(joinTargetReplySchema.parse({ ok: true })).toEqual({ ok: true });
+    expect(joinTargetReplySchema.parse({ ok: true, replica: 'b', owner: 'a' })).toEqual({
+      ok: true,
+      replica: 'b',
+      owner: 'a',
+    });
+    expect(joinTargetReplySchema.safeParse({ ok: true, owner: 'Not A Name' }).success).toBe(false);
     expect(joinTargetReplySchema.parse({ ok: false, error: 'at most 5 joins per 10 s' }).ok).toBe(false);
   });
 
@@ -248,6 +254,7 @@ describe('every server→client event has a schema', () => {
     frame: { targetId: 'recorded', frame: frames[frames.length - 1] },
     ioDelta: { targetId: 'recorded', delta: ioDeltas[0] },
     status: { targetId: 'recorded', status },
+    owner: { targetId: 'recorded', owner: 'replica-b' },
   };
 
   it('has exactly one schema per event, at run time too', () => {
