@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
+import type { IoStatDelta, LiveFrame, RollupPoint } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
-import { bucketValues, lineKey, rollupValues, SERIES, type SeriesLine } from './chartSeries.ts';
+import { bucketValues, lineKey, rollupValues, SERIES, STATE_SERIES, type SeriesLine } from './chartSeries.ts';
 import { rollup } from './rollups.ts';
 
 const base = 1_800_000_000_000;
@@ -44,6 +44,35 @@ describe.each(recordedServers().map((server) => [server.name, server] as const))
   },
 );
 
+describe.each(recordedServers().map((server) => [server.name, server] as const))(
+  'the by-state series over %s',
+  (_name, server) => {
+    const { frames, deltas } = recorded(server);
+    const byState = Object.values(STATE_SERIES);
+
+    it('add up to the reads in flight, from frames and from roll-ups alike', () => {
+      const bucket = { frames, deltas };
+      const total = SERIES.readsInFlight.ofBucket(bucket, 'mean');
+      const states = byState.map((series) => series.ofBucket(bucket, 'mean'));
+      if (total === null) {
+        // pg_aios not readable (a role without the grant, a server before 18): no state is known either.
+        expect(states.every((value) => value === null)).toBe(true);
+        return;
+      }
+      expect(states.reduce((sum: number, value) => sum + (value ?? NaN), 0)).toBeCloseTo(total, 9);
+      const [point] = rollup(frames, deltas, base, (frames.at(-1)?.t ?? base) + 1, 3_600_000);
+      const fromRollup = byState.map((series) => series.ofRollup(point as RollupPoint, 'mean'));
+      expect(fromRollup.reduce((sum: number, value) => sum + (value ?? NaN), 0)).toBeCloseTo(total, 9);
+    });
+
+    it('read as not recorded, never 0, from a roll-up written before the store kept states', () => {
+      const [point] = rollup(frames, deltas, base, (frames.at(-1)?.t ?? base) + 1, 3_600_000);
+      const old = { ...(point as RollupPoint), readsByState: null };
+      for (const series of byState) expect(series.ofRollup(old, 'mean')).toBeNull();
+    });
+  },
+);
+
 describe('series of recorded samples', () => {
   const worker = recordedServers().find((server) => server.name.includes('worker'));
   const { frames, deltas } = recorded(worker as NonNullable<typeof worker>);
@@ -52,6 +81,9 @@ describe('series of recorded samples', () => {
     const bucket = { frames, deltas };
     expect(SERIES.readsInFlight.ofBucket(bucket, 'max')).toBeGreaterThan(0);
     expect(SERIES.workerBusy.ofBucket(bucket, 'mean')).not.toBeNull();
+    expect(SERIES.ioWorkers.ofBucket(bucket, 'mean')).toBeGreaterThan(0);
+    expect(SERIES.workerBacklog.ofBucket(bucket, 'max')).not.toBeNull();
+    expect(SERIES.readsSubmitted.ofBucket(bucket, 'mean')).toBeGreaterThan(0);
     expect(SERIES.readsInFlight.ofBucket(bucket, 'max')).toBeGreaterThanOrEqual(
       SERIES.readsInFlight.ofBucket(bucket, 'mean') ?? Infinity,
     );

@@ -1,4 +1,5 @@
 import type { IoStatDelta, LiveFrame, RollupPoint } from '@aioscope/spec';
+import { stateGroups, type StateGroup } from './ioMethod.ts';
 import { exactBytesPerRead } from './window.ts';
 import { busyShare, emptyTally, tallyFrame } from './workerBusy.ts';
 
@@ -13,7 +14,7 @@ import { busyShare, emptyTally, tallyFrame } from './workerBusy.ts';
 export type SeriesStat = 'mean' | 'max';
 
 /** What the y axis counts; the web picks a formatter and tick scale per unit. */
-export type SeriesUnit = 'reads' | 'bytes' | 'share';
+export type SeriesUnit = 'reads' | 'bytes' | 'share' | 'processes';
 
 /** The samples of one bucket: frames and the pg_stat_io deltas stamped in it. */
 export interface SeriesBucket {
@@ -121,6 +122,42 @@ const workerBusy: SeriesDescription = {
   ofRollup: (point) => ratio(point.workerBusy, point.workerSamples),
 };
 
+/**
+ * Reads in flight in one group of pg_aios states (ioMethod.ts stateGroups), the mean per step over
+ * the samples that read pg_aios: the stacked "by state" chart. Its legend is the group's label for
+ * the server's io_method (SUBMITTED means another place under each); this label is the neutral one.
+ */
+function readsInStates(key: string, group: StateGroup, colorSlot: number): SeriesDescription {
+  const { states } = group;
+  return {
+    key,
+    label: `reads ${group.label}`,
+    unit: 'reads',
+    colorSlot,
+    stats: ['mean'],
+    ofBucket: ({ frames }, stat) =>
+      ofInflight(frames, stat, (frame) => {
+        if (frame.inflight === null) return null;
+        let count = 0;
+        for (const state of states) count += frame.inflight.byState[state]?.count ?? 0;
+        return count;
+      }),
+    ofRollup: ({ readsByState }) => {
+      if (readsByState === null) return null;
+      let mean = 0;
+      for (const state of states) mean += readsByState[state] ?? 0;
+      return mean;
+    },
+  };
+}
+
+const [submittedGroup, completedIoGroup, completedGroup, preparingGroup] = stateGroups(null) as [
+  StateGroup,
+  StateGroup,
+  StateGroup,
+  StateGroup,
+];
+
 /** SUBMITTED reads io workers must run, over the samples that could tell (io_method = worker). */
 const workerBacklog: SeriesDescription = {
   key: 'workerBacklog',
@@ -132,14 +169,34 @@ const workerBacklog: SeriesDescription = {
   ofRollup: (point, stat) => point.workerBacklog?.[stat] ?? null,
 };
 
+/** io workers in pg_stat_activity, mean per sample: the pool size (19 grows and shrinks it). */
+const ioWorkers: SeriesDescription = {
+  key: 'ioWorkers',
+  label: 'io workers',
+  unit: 'processes',
+  colorSlot: 4,
+  stats: ['mean'],
+  ofBucket: ({ frames }) => {
+    let workers = 0;
+    for (const frame of frames) workers += frame.ioWorkers.length;
+    return ratio(workers, frames.length);
+  },
+  ofRollup: (point) => ratio(point.workerSamples, point.frames),
+};
+
 /** Every series a time chart draws from live frames or roll-ups. */
 export const SERIES = {
   readsInFlight,
   bytesInFlight,
+  readsSubmitted: readsInStates('readsSubmitted', submittedGroup, 1),
+  readsCompletedIo: readsInStates('readsCompletedIo', completedIoGroup, 2),
+  readsCompleted: readsInStates('readsCompleted', completedGroup, 3),
+  readsPreparing: readsInStates('readsPreparing', preparingGroup, 4),
   liveBytesPerRead,
   exactBytesPerRead: exactBytesPerReadSeries,
   workerBusy,
   workerBacklog,
+  ioWorkers,
 } as const satisfies Record<string, SeriesDescription>;
 
 export type SeriesKey = keyof typeof SERIES;
@@ -154,6 +211,14 @@ export interface SeriesLine {
 export function lineKey({ series, stat }: SeriesLine): string {
   return `${series.key}:${stat}`;
 }
+
+/** The by-state series in stateGroups' order, keyed by their group. */
+export const STATE_SERIES: Record<StateGroup['key'], SeriesDescription> = {
+  submitted: SERIES.readsSubmitted,
+  completedIo: SERIES.readsCompletedIo,
+  completed: SERIES.readsCompleted,
+  preparing: SERIES.readsPreparing,
+};
 
 /** The colour slot a line is drawn in. */
 export function lineColorSlot({ series, stat }: SeriesLine): number {

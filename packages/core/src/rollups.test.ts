@@ -45,6 +45,30 @@ describe('roll-ups', () => {
     expect(toRollupPoint(wide)).toEqual(direct);
   });
 
+  it('keeps reads by state as means over the frames that sampled pg_aios', () => {
+    const inStep = frames.filter((frame) => frame.t < base + 1_000);
+    const [first] = rollup(
+      [...inStep, { ...(inStep[0] as LiveFrame), t: base + 999, inflight: null }],
+      [],
+      base,
+      base + 1_000,
+      1_000,
+    );
+    const submitted = inStep.map((frame) => frame.inflight?.byState.SUBMITTED?.count ?? 0);
+    expect(submitted.some((count) => count > 0)).toBe(true);
+    expect(first?.readsByState?.SUBMITTED).toBeCloseTo(submitted.reduce((a, b) => a + b, 0) / inStep.length, 9);
+    // A state no read was in is absent (0), and a step without pg_aios did not record any state.
+    expect(first?.readsByState).not.toHaveProperty('HANDED_OUT');
+    const [blind] = rollup(
+      inStep.map((frame) => ({ ...frame, inflight: null })),
+      [],
+      base,
+      base + 1_000,
+      1_000,
+    );
+    expect(blind?.readsByState).toBeNull();
+  });
+
   it('adds pg_stat_io deltas but not an interval with a reset', () => {
     const delta = (t: number, reads: number, reset: boolean): IoStatDelta => ({
       t,

@@ -1,5 +1,5 @@
-import type { IoStatDelta, LiveFrame, RollupPoint } from '@aioscope/spec';
-import { ROLLUP_BASE_STEP_MS } from '@aioscope/spec';
+import type { AioState, IoStatDelta, LiveFrame, RollupPoint } from '@aioscope/spec';
+import { AIO_STATES, ROLLUP_BASE_STEP_MS } from '@aioscope/spec';
 
 /**
  * Roll-ups: the long-range form of history. One definition, used by the recorder as frames
@@ -23,12 +23,23 @@ export interface RollupAccumulator {
   backlogFrames: number;
   backlogSum: number;
   backlogMax: number;
+  /**
+   * Frames whose reads by state are summed in stateSums: the frames that sampled pg_aios. Apart
+   * from inflightFrames because a store's roll-ups written before it kept states have none (0).
+   */
+  stateFrames: number;
+  /** Reads in flight per pg_aios state, summed over stateFrames. */
+  stateSums: Record<AioState, number>;
   waitSums: Record<string, number>;
   statReads: number;
   statReadBytes: number;
   sampleMsSum: number;
   sampleMsMax: number;
   skippedTicks: number;
+}
+
+function emptyStateSums(): Record<AioState, number> {
+  return Object.fromEntries(AIO_STATES.map((state) => [state, 0])) as Record<AioState, number>;
 }
 
 export function emptyAccumulator(t: number): RollupAccumulator {
@@ -47,6 +58,8 @@ export function emptyAccumulator(t: number): RollupAccumulator {
     backlogFrames: 0,
     backlogSum: 0,
     backlogMax: 0,
+    stateFrames: 0,
+    stateSums: emptyStateSums(),
     waitSums: {},
     statReads: 0,
     statReadBytes: 0,
@@ -78,6 +91,8 @@ export function addFrame(acc: RollupAccumulator, frame: LiveFrame): RollupAccumu
       acc.backlogSum += backlog;
       acc.backlogMax = Math.max(acc.backlogMax, backlog);
     }
+    acc.stateFrames++;
+    for (const state of AIO_STATES) acc.stateSums[state] += frame.inflight.byState[state]?.count ?? 0;
   }
   if (frame.newReads !== null) {
     acc.newReads += frame.newReads.count;
@@ -114,6 +129,8 @@ export function mergeAccumulators(a: RollupAccumulator, b: RollupAccumulator): R
   a.backlogFrames += b.backlogFrames;
   a.backlogSum += b.backlogSum;
   a.backlogMax = Math.max(a.backlogMax, b.backlogMax);
+  a.stateFrames += b.stateFrames;
+  for (const state of AIO_STATES) a.stateSums[state] += b.stateSums[state];
   for (const [key, sum] of Object.entries(b.waitSums)) a.waitSums[key] = (a.waitSums[key] ?? 0) + sum;
   a.statReads += b.statReads;
   a.statReadBytes += b.statReadBytes;
@@ -121,6 +138,13 @@ export function mergeAccumulators(a: RollupAccumulator, b: RollupAccumulator): R
   a.sampleMsMax = Math.max(a.sampleMsMax, b.sampleMsMax);
   a.skippedTicks += b.skippedTicks;
   return a;
+}
+
+/** Each state's mean over the frames, states no read was in left out. */
+function meansByState(sums: Record<AioState, number>, frames: number): Partial<Record<AioState, number>> {
+  const means: Partial<Record<AioState, number>> = {};
+  for (const state of AIO_STATES) if (sums[state] > 0) means[state] = sums[state] / frames;
+  return means;
 }
 
 /** The published form of an accumulator. Means are over the step's frames. */
@@ -139,6 +163,7 @@ export function toRollupPoint(acc: RollupAccumulator): RollupPoint {
     workerSamples: acc.workerSamples,
     workerBusy: acc.workerBusy,
     workerBacklog: acc.backlogFrames > 0 ? { mean: acc.backlogSum / acc.backlogFrames, max: acc.backlogMax } : null,
+    readsByState: acc.stateFrames > 0 ? meansByState(acc.stateSums, acc.stateFrames) : null,
     waits,
     statReads: acc.statReads,
     statReadBytes: acc.statReadBytes,

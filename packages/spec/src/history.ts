@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ioStatDeltaSchema, liveFrameSchema, processViewSchema } from './frames.ts';
+import { AIO_STATES, ioStatDeltaSchema, liveFrameSchema, processViewSchema } from './frames.ts';
 import { capabilitiesSchema, serverInfoSchema } from './targets.ts';
 
 /**
@@ -138,6 +138,12 @@ export const rollupPointSchema = z.object({
   workerBusy: z.number(),
   /** SUBMITTED reads waiting for an io worker (worker method only); null when never known. */
   workerBacklog: meanMaxSchema.nullable(),
+  /**
+   * Reads in flight by pg_aios state, the mean over the step's frames that sampled pg_aios (a state
+   * no read was in is left out: 0). null when not recorded: no pg_aios in the step, or roll-ups
+   * written before the store kept them (store version 4).
+   */
+  readsByState: z.partialRecord(z.enum(AIO_STATES), z.number()).nullable(),
   /** Processes in each AIO wait event, mean over frames, by "backendType:waitEvent". */
   waits: z.record(z.string(), z.number()),
   /** pg_stat_io deltas ending in the step (reads and bytes add; reset intervals are left out). */

@@ -9,7 +9,8 @@ import { scanRecording, type RecordingRecord, type RecordingSink } from './recor
 import { SecondRollups } from './secondRollups.ts';
 import { migrateStore } from './storeMigrations.ts';
 import { RAW_KIND, type RawKind } from './storeEngine.ts';
-import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, createRawTableSql, rawChunkOf, rawTableName } from './storeSchema.ts';
+import { createRawTableSql, rawChunkOf, rawTableName } from './storeSchema.ts';
+import { appendRollupRow } from './storeWriter.ts';
 
 /**
  * Turns a recording file into a DuckDB database of the store's own tables, streaming: a line is
@@ -91,8 +92,6 @@ const RAW_KIND_OF: Record<Exclude<RecordingRecord['k'], 'event'>, RawKind> = {
   ioDelta: RAW_KIND.ioDelta,
   processes: RAW_KIND.processes,
 };
-
-const ROLLUP_FIELDS = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
 
 /**
  * A chunk's rows on their way to DuckDB: one tab-separated file, loaded when the chunk ends. Rows
@@ -208,10 +207,7 @@ class DatabaseSink implements RecordingSink {
 
   private appendRollups(accumulators: readonly RollupAccumulator[]): void {
     for (const acc of accumulators) {
-      this.rollupAppender.appendVarchar(this.target);
-      this.rollupAppender.appendDouble(acc.t);
-      for (const [field] of ROLLUP_FIELDS) this.rollupAppender.appendDouble(acc[field]);
-      this.rollupAppender.appendVarchar(JSON.stringify(acc.waitSums));
+      appendRollupRow(this.rollupAppender, this.target, acc);
       this.rollupAppender.endRow();
     }
   }

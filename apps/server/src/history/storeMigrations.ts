@@ -9,7 +9,7 @@ import {
   type MigrationOutcome,
   type VersionedStore,
 } from './migrations.ts';
-import { BODY_VERSION, SCHEMA_SQL } from './storeSchema.ts';
+import { BODY_VERSION, ROLLUP_STATE_COLUMN_NAMES, SCHEMA_SQL } from './storeSchema.ts';
 
 /**
  * The DuckDB store's versions (migrations.ts is the mechanism). One row in store_meta records two:
@@ -53,6 +53,15 @@ export const STORE_MIGRATIONS: readonly Migration<DuckDBConnection>[] = [
       );
       // When the latest description took effect is not known: it stands for all that came before.
       await connection.run('INSERT INTO target_descriptions SELECT target, 0, description FROM targets');
+    },
+  },
+  {
+    version: 4,
+    describe: 'roll-ups keep reads in flight by pg_aios state (NULL, not recorded, in the rows before)',
+    up: async (connection: DuckDBConnection): Promise<void> => {
+      // DuckDB adds one column per ALTER TABLE statement.
+      for (const column of ROLLUP_STATE_COLUMN_NAMES)
+        await connection.run(`ALTER TABLE rollups ADD COLUMN ${column} DOUBLE`);
     },
   },
 ];

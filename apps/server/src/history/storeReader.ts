@@ -12,7 +12,7 @@ import type {
 import { DUCKDB_TYPES, describeAtSql } from './descriptionHistory.ts';
 import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
 import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from './storeEngine.ts';
-import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rawChunkOf, rawTableName, rollupPointsOf } from './storeSchema.ts';
+import { ROLLUP_STEP_AGGREGATES, rawChunkOf, rawTableName, rollupPointsOf } from './storeSchema.ts';
 
 /**
  * What the reader needs of a DuckDB database in the store's layout: a one-at-a-time read queue, its
@@ -122,11 +122,9 @@ export class StoreHistoryReader implements HistoryReader {
    * Steps without frames or pg_stat_io reads are left out.
    */
   async rollups(range: HistoryRange, stepMs: number): Promise<RollupPoint[]> {
-    const sums = ROLLUP_SUM_COLUMNS.map(([, column]) => `sum(${column})`);
-    const maxima = ROLLUP_MAX_COLUMNS.map(([, column]) => `max(${column})`);
     const params = [this.storedAs, stepMs, range.from, range.to];
     const stepsSql =
-      `SELECT floor(t / $2) * $2 AS step, ${[...sums, ...maxima].join(', ')} ` +
+      `SELECT floor(t / $2) * $2 AS step, ${ROLLUP_STEP_AGGREGATES} ` +
       'FROM rollups WHERE target = $1 AND t >= $3 AND t < $4 GROUP BY step ' +
       'HAVING sum(frames) > 0 OR sum(stat_reads) > 0 ORDER BY step';
     const waitsSql =

@@ -1,5 +1,5 @@
 import { emptyAccumulator, toRollupPoint, type RollupAccumulator } from '@aioscope/core';
-import type { RollupPoint } from '@aioscope/spec';
+import { AIO_STATES, type AioState, type RollupPoint } from '@aioscope/spec';
 
 /**
  * The store's tables. Raw samples live in one table per 10 minutes (`raw_<chunk>`), so retention
@@ -55,6 +55,28 @@ export const ROLLUP_MAX_COLUMNS = [
   ['sampleMsMax', 'sample_ms_max'],
 ] as const;
 
+/**
+ * Roll-up columns added by store version 4, after `waits` (ALTER TABLE appends them): the frames
+ * whose reads by pg_aios state are summed, and the sum per state. Nullable: a row written before
+ * version 4 holds NULL, which reads as not recorded (stateFrames 0, readsByState null), never as
+ * 0 reads; a step's sums add only the rows that kept them.
+ */
+export const ROLLUP_STATE_FRAMES_COLUMN = 'state_frames';
+export const ROLLUP_STATE_COLUMNS: readonly (readonly [AioState, string])[] = AIO_STATES.map(
+  (state) => [state, `reads_${state.toLowerCase()}_sum`] as const,
+);
+/** Every version 4 column, in the order the tables hold them. */
+export const ROLLUP_STATE_COLUMN_NAMES = [
+  ROLLUP_STATE_FRAMES_COLUMN,
+  ...ROLLUP_STATE_COLUMNS.map(([, column]) => column),
+];
+
+/** The accumulator's version 4 values in ROLLUP_STATE_COLUMN_NAMES order. */
+export const rollupStateValues = (acc: RollupAccumulator): number[] => [
+  acc.stateFrames,
+  ...ROLLUP_STATE_COLUMNS.map(([state]) => acc.stateSums[state]),
+];
+
 const rollupColumns = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS].map(([, column]) => `${column} DOUBLE NOT NULL`);
 
 /**
@@ -69,8 +91,19 @@ export const SCHEMA_SQL = [
 ];
 
 /**
- * Roll-up points from a store's two answers, whatever its SQL: `steps` rows of [step, sums…,
- * maxima…] in ROLLUP_SUM_COLUMNS then ROLLUP_MAX_COLUMNS order, `waits` rows of [step, wait, sum].
+ * The SELECT list of a roll-up query over a step: the sums, the maxima and the version 4 sums, in
+ * the order rollupPointsOf reads them (the same SQL on both engines).
+ */
+export const ROLLUP_STEP_AGGREGATES = [
+  ...ROLLUP_SUM_COLUMNS.map(([, column]) => `sum(${column})`),
+  ...ROLLUP_MAX_COLUMNS.map(([, column]) => `max(${column})`),
+  ...ROLLUP_STATE_COLUMN_NAMES.map((column) => `sum(${column})`),
+].join(', ');
+
+/**
+ * Roll-up points from a store's two answers, whatever its SQL: `steps` rows of [step, then
+ * ROLLUP_STEP_AGGREGATES], `waits` rows of [step, wait, sum]. A version 4 sum of NULL (only rows
+ * written before version 4 in the step) is 0 frames: readsByState null.
  */
 export function rollupPointsOf(
   steps: readonly (readonly unknown[])[],
@@ -86,6 +119,9 @@ export function rollupPointsOf(
   return steps.map((row) => {
     const acc: RollupAccumulator = emptyAccumulator(Number(row[0]));
     fields.forEach(([field], index) => (acc[field] = Number(row[index + 1])));
+    const stateAt = fields.length + 1;
+    acc.stateFrames = Number(row[stateAt] ?? 0);
+    ROLLUP_STATE_COLUMNS.forEach(([state], index) => (acc.stateSums[state] = Number(row[stateAt + 1 + index] ?? 0)));
     acc.waitSums = waitSumsByStep.get(acc.t) ?? {};
     return toRollupPoint(acc);
   });

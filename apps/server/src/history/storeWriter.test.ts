@@ -33,7 +33,14 @@ describe('writeBatch', () => {
   const rowsOf = async (sql: string): Promise<unknown[][]> => (await store.writer.runAndReadAll(sql)).getRowsJS();
 
   it('writes every table of a batch, each value in its column', async () => {
-    const acc = { ...emptyAccumulator(T0), frames: 20, readsMax: 7, waitSums: { 'client backend:DataFileRead': 3 } };
+    const acc = {
+      ...emptyAccumulator(T0),
+      frames: 20,
+      readsMax: 7,
+      waitSums: { 'client backend:DataFileRead': 3 },
+      stateFrames: 19,
+      stateSums: { ...emptyAccumulator(T0).stateSums, SUBMITTED: 40, COMPLETED_SHARED: 2 },
+    };
     const chunks = new Set<number>();
     await writeBatch(
       store.writer,
@@ -57,6 +64,12 @@ describe('writeBatch', () => {
     expect(await rowsOf('SELECT target, t, frames, reads_max, waits FROM rollups')).toEqual([
       ['a', T0, 20, 7, '{"client backend:DataFileRead":3}'],
     ]);
+    // Store version 4's columns, after waits.
+    expect(
+      await rowsOf(
+        'SELECT state_frames, reads_submitted_sum, reads_completed_shared_sum, reads_staged_sum FROM rollups',
+      ),
+    ).toEqual([[19, 40, 2, 0]]);
     expect(await rowsOf('SELECT target, t, kind, message FROM events')).toEqual([
       ['a', T0 + 5, 'connected', 'connected'],
     ]);

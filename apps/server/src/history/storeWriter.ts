@@ -1,13 +1,22 @@
 import type { DuckDBAppender, DuckDBConnection } from '@duckdb/node-api';
+import type { RollupAccumulator } from '@aioscope/core';
 import { DUCKDB_TYPES, appendDescriptionSql } from './descriptionHistory.ts';
 import type { PendingRow } from './storeEngine.ts';
-import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, createRawTableSql, rawChunkOf, rawTableName } from './storeSchema.ts';
+import {
+  ROLLUP_MAX_COLUMNS,
+  ROLLUP_STATE_COLUMN_NAMES,
+  ROLLUP_SUM_COLUMNS,
+  createRawTableSql,
+  rawChunkOf,
+  rawTableName,
+  rollupStateValues,
+} from './storeSchema.ts';
 
 const APPEND_DESCRIPTION = appendDescriptionSql('target_descriptions', DUCKDB_TYPES);
 const ROLLUP_FIELDS = [...ROLLUP_SUM_COLUMNS, ...ROLLUP_MAX_COLUMNS];
 /** Columns of each table in its CREATE TABLE order, which is the order an appender fills them in. */
 const RAW_COLUMN_COUNT = 5;
-const ROLLUP_COLUMN_COUNT = 2 + ROLLUP_FIELDS.length + 1;
+const ROLLUP_COLUMN_COUNT = 2 + ROLLUP_FIELDS.length + 1 + ROLLUP_STATE_COLUMN_NAMES.length;
 const EVENT_COLUMN_COUNT = 4;
 
 type RawRow = Extract<PendingRow, { table: 'raw' }>;
@@ -105,10 +114,19 @@ function appendRaw(appender: DuckDBAppender, row: RawRow): void {
 }
 
 function appendRollup(appender: DuckDBAppender, { target, acc }: RollupRow): void {
+  appendRollupRow(appender, target, acc);
+}
+
+/**
+ * One roll-up row, its columns in the table's order (version 1's, then version 4's after waits);
+ * also how an opened recording file's roll-ups go in (recordingIngest.ts). The caller ends the row.
+ */
+export function appendRollupRow(appender: DuckDBAppender, target: string, acc: RollupAccumulator): void {
   appender.appendVarchar(target);
   appender.appendDouble(acc.t);
   for (const [field] of ROLLUP_FIELDS) appender.appendDouble(acc[field]);
   appender.appendVarchar(JSON.stringify(acc.waitSums));
+  for (const value of rollupStateValues(acc)) appender.appendDouble(value);
 }
 
 function appendEvent(appender: DuckDBAppender, { target, event }: EventRow): void {

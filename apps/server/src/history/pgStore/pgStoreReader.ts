@@ -12,7 +12,7 @@ import type {
 import { PG_TYPES, describeAtSql } from '../descriptionHistory.ts';
 import { emptyHistoryFrames, type HistoryReader } from '../historyReader.ts';
 import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from '../storeEngine.ts';
-import { RAW_CHUNK_MS, ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS, rollupPointsOf } from '../storeSchema.ts';
+import { RAW_CHUNK_MS, ROLLUP_STEP_AGGREGATES, rollupPointsOf } from '../storeSchema.ts';
 import { PG_SCHEMA } from './pgStoreSchema.ts';
 
 const DESCRIBE_AT = describeAtSql(`${PG_SCHEMA}.target_descriptions`, PG_TYPES);
@@ -117,8 +117,6 @@ export class PgHistoryReader implements HistoryReader {
    * pg_stat_io reads are left out, as in the embedded store.
    */
   async rollups(range: HistoryRange, stepMs: number): Promise<RollupPoint[]> {
-    const sums = ROLLUP_SUM_COLUMNS.map(([, column]) => `sum(${column})`);
-    const maxima = ROLLUP_MAX_COLUMNS.map(([, column]) => `max(${column})`);
     const params = [this.targetId, stepMs, range.from, range.to];
     const where = `FROM ${PG_SCHEMA}.rollups WHERE target = $1 AND t >= $3 AND t < $4`;
     type Rows = unknown[][];
@@ -127,7 +125,7 @@ export class PgHistoryReader implements HistoryReader {
         (
           await pool.query({
             text:
-              `SELECT floor(t / $2) * $2 AS step, ${[...sums, ...maxima].join(', ')} ${where} ` +
+              `SELECT floor(t / $2) * $2 AS step, ${ROLLUP_STEP_AGGREGATES} ${where} ` +
               'GROUP BY step HAVING sum(frames) > 0 OR sum(stat_reads) > 0 ORDER BY step',
             values: params,
             rowMode: 'array',

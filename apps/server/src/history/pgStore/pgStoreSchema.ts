@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS } from '../storeSchema.ts';
+import { ROLLUP_MAX_COLUMNS, ROLLUP_STATE_COLUMN_NAMES, ROLLUP_SUM_COLUMNS } from '../storeSchema.ts';
 import type { Migration } from '../migrations.ts';
 
 /**
@@ -95,6 +95,15 @@ export const PG_STORE_MIGRATIONS: readonly Migration<pg.ClientBase>[] = [
       await client.query(
         `INSERT INTO ${PG_SCHEMA}.target_descriptions SELECT target, 0, description FROM ${PG_SCHEMA}.targets`,
       );
+    },
+  },
+  {
+    version: 4,
+    describe: 'roll-ups keep reads in flight by pg_aios state (NULL, not recorded, in the rows before)',
+    up: async (client: pg.ClientBase): Promise<void> => {
+      // On the partitioned table: every partition, present and future, gets the columns.
+      const added = ROLLUP_STATE_COLUMN_NAMES.map((column) => `ADD COLUMN ${column} double precision`);
+      await client.query(`ALTER TABLE ${PG_SCHEMA}.rollups ${added.join(', ')}`);
     },
   },
 ];

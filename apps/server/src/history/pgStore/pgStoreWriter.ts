@@ -1,6 +1,11 @@
 import { PG_TYPES, appendDescriptionSql } from '../descriptionHistory.ts';
 import type { PendingRow } from '../storeEngine.ts';
-import { ROLLUP_MAX_COLUMNS, ROLLUP_SUM_COLUMNS } from '../storeSchema.ts';
+import {
+  ROLLUP_MAX_COLUMNS,
+  ROLLUP_STATE_COLUMN_NAMES,
+  ROLLUP_SUM_COLUMNS,
+  rollupStateValues,
+} from '../storeSchema.ts';
 import { PG_SCHEMA, partitionOf, type PartitionedTable } from './pgStoreSchema.ts';
 
 export interface Statement {
@@ -104,8 +109,21 @@ export function batchStatements(
   }
   if (rollups.length > 0) {
     const accs = rollups;
-    const columns = ['target', 't', ...ROLLUP_FIELDS.map(([, column]) => column), 'waits'];
-    const casts = ['text', 'float8', ...ROLLUP_FIELDS.map(() => 'float8'), 'jsonb'];
+    const columns = [
+      'target',
+      't',
+      ...ROLLUP_FIELDS.map(([, column]) => column),
+      'waits',
+      ...ROLLUP_STATE_COLUMN_NAMES,
+    ];
+    const casts = [
+      'text',
+      'float8',
+      ...ROLLUP_FIELDS.map(() => 'float8'),
+      'jsonb',
+      ...ROLLUP_STATE_COLUMN_NAMES.map(() => 'float8'),
+    ];
+    const stateValues = accs.map((row) => rollupStateValues(row.acc));
     statements.push({
       text:
         `INSERT INTO ${PG_SCHEMA}.rollups (${columns.join(', ')}) ` +
@@ -115,6 +133,7 @@ export function batchStatements(
         accs.map((row) => row.acc.t),
         ...ROLLUP_FIELDS.map(([field]) => accs.map((row) => row.acc[field])),
         accs.map((row) => JSON.stringify(row.acc.waitSums)),
+        ...ROLLUP_STATE_COLUMN_NAMES.map((_, index) => stateValues.map((values) => values[index])),
       ],
     });
   }
