@@ -20,7 +20,10 @@ import { BODY_VERSION } from './storeSchema.ts';
  * until a migration carries those stores forward. A body migration changes what is read back:
  * compare with expected.json passed through the same upgrade of each body, never a rewritten file.
  */
-const FIXTURES = [{ name: 'history-store-v1', writtenAt: { version: 1, unrecorded: true } }];
+const FIXTURES = [
+  { name: 'history-store-v1', writtenAt: { version: 1, unrecorded: true } },
+  { name: 'history-store-v4', writtenAt: { version: 4, unrecorded: false } },
+];
 
 /** The store version whose roll-ups first kept reads by state (storeMigrations.ts). */
 const STATES_KEPT_SINCE = 4;
@@ -87,9 +90,9 @@ describe.each(FIXTURES)('the history store fixture $name', ({ name, writtenAt })
     expect(read.frames.map((frames) => frames.frames.length)).toEqual([100, 30]);
     expect(read.frames[1]?.scansBefore).not.toBeNull();
     // Its frames did read pg_aios: a roll-up of them without states is "not recorded", not "no reads".
-    if (writtenAt.version < STATES_KEPT_SINCE) {
-      expect(read.rollups[0]?.points.some((point) => point.inflightKnown && point.readsInFlight.max > 0)).toBe(true);
-    }
+    expect(read.rollups[0]?.points.some((point) => point.inflightKnown && point.readsInFlight.max > 0)).toBe(true);
+    const keptStates = read.rollups[0]?.points.every((point) => point.readsByState !== null);
+    expect(keptStates).toBe(writtenAt.version >= STATES_KEPT_SINCE);
   });
 
   it('holds samples today’s schemas read without losing or changing a field', () => {
