@@ -7,6 +7,8 @@ import {
   type LiveFrame,
   type ServerToClientEvents,
 } from '@aioscope/spec';
+import { LiveLink, type LiveSink, type OpenLiveSocket } from '../../web/src/live/liveLink.ts';
+import type { LiveSocket } from '../../web/src/live/onChecked.ts';
 import type { CliRun } from './support/cliProcess.ts';
 import { startTeamNginx, type RunningNginx } from './support/nginx.ts';
 import { sleep, waitUntil } from './support/polling.ts';
@@ -53,6 +55,37 @@ function viewer(url: string, targetIds: readonly string[]): { socket: Viewer; fr
   return { socket, frames };
 }
 
+/**
+ * The page's live link (apps/web/src/live/liveLink.ts) through the one address: it follows its
+ * target to the replica that samples it by ?replica=NAME, which nginx routes.
+ */
+function pageLink(url: string, targetId: string): { link: LiveLink; frames: LiveFrame[]; stop: () => void } {
+  const frames: LiveFrame[] = [];
+  const sink: LiveSink = {
+    // As the page's store does: the snapshot of a replica moved to fills what the move missed.
+    replace: (snapshot) => {
+      const last = frames.at(-1)?.t;
+      if (last !== undefined) frames.push(...snapshot.frames.filter((f) => f.t > last));
+    },
+    addFrame: (frame) => void frames.push(frame),
+    addDelta: () => undefined,
+    setProcesses: () => undefined,
+    setStatus: () => undefined,
+    setSocketState: () => undefined,
+  };
+  const open: OpenLiveSocket = (replica) =>
+    connectSocket(url, {
+      transports: ['websocket'],
+      forceNew: true,
+      extraHeaders: AS_BOB,
+      reconnectionDelay: 200,
+      reconnectionDelayMax: 500,
+      ...(replica === undefined ? {} : { query: { replica } }),
+    }) as LiveSocket;
+  const link = new LiveLink(targetId, sink, open);
+  return { link, frames, stop: () => link.stop() };
+}
+
 /** A request from 127.0.0.2, an address outside --trusted-proxy, carrying the header. */
 function fromUntrusted(url: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -77,6 +110,7 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
   let redis: RunningRedis;
   let nginx: RunningNginx;
   const sockets: Viewer[] = [];
+  const links: { stop: () => void }[] = [];
 
   beforeAll(async () => {
     [fleet, redis] = await Promise.all([
@@ -87,15 +121,20 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
 
   afterAll(async () => {
     for (const socket of sockets) socket.disconnect();
+    for (const link of links) link.stop();
     await nginx?.stop();
     await fleet?.stop();
     redis?.stop();
   });
 
-  it('owns each target once, takes over within 5 s of a kill -9, and serves the same frames live and from history through any replica', async () => {
+  it("owns each target once, routes each page to its target's owner and follows it across a kill -9 (taken over within 5 s), and serves the same frames live and from history through any replica", async () => {
     const flags = ['--adapter', redis.url, '--auth-proxy-header', HEADER, '--trusted-proxy', '127.0.0.1/32'];
-    const replicas: { run: CliRun; url: string }[] = [];
-    for (const name of ['a', 'b', 'c']) replicas.push(await fleet.replica(name, [...flags, '--operators', 'alice']));
+    const replicas: { run: CliRun; url: string; name: string }[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      const started = await fleet.replica(name, [...flags, '--operators', 'alice', '--replica-name', name]);
+      replicas.push({ ...started, name });
+    }
+    const nameOf = (url: string | undefined): string | undefined => replicas.find((r) => r.url === url)?.name;
     nginx = await startTeamNginx(replicas.map((r) => Number(new URL(r.url).port)));
     const ownersOf = async (among: readonly { url: string }[]): Promise<Map<string, string[]>> => {
       const owners = new Map<string, string[]>(TARGET_IDS.map((id) => [id, []]));
@@ -133,13 +172,38 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
 
     // The victim owns `lost`; `kept` is owned by another replica and stays sampled throughout.
     const ownedBy = (r: { url: string }): number => [...owners.values()].filter((urls) => urls.includes(r.url)).length;
-    const victim = [...replicas].sort((x, y) => ownedBy(y) - ownedBy(x))[0] as { run: CliRun; url: string };
+    const victim = [...replicas].sort((x, y) => ownedBy(y) - ownedBy(x))[0] as (typeof replicas)[number];
     const lost = TARGET_IDS.find((id) => owners.get(id)?.[0] === victim.url) ?? '';
     const kept = TARGET_IDS.find((id) => owners.get(id)?.[0] !== victim.url) ?? '';
-    const watching = viewer(nginx.url, [lost, kept]);
-    sockets.push(watching.socket);
-    const framesOf = (id: string): LiveFrame[] => watching.frames.get(id) ?? [];
+    // The page's links through nginx end up on their targets' owners, whatever nginx chose first.
+    const pages = new Map([lost, kept].map((id) => [id, pageLink(nginx.url, id)]));
+    links.push(...pages.values());
+    const framesOf = (id: string): LiveFrame[] => pages.get(id)?.frames ?? [];
+    const servedBy = (id: string): string | undefined => pages.get(id)?.link.replica();
+    await waitUntil(
+      () => [lost, kept].every((id) => servedBy(id) !== undefined && servedBy(id) === nameOf(owners.get(id)?.[0])),
+      15_000,
+      "each page served by its target's owner",
+      50,
+    );
+    expect(servedBy(lost)).toBe(victim.name);
+    expect(servedBy(kept)).not.toBe(victim.name);
     await waitUntil(() => framesOf(lost).length > 20 && framesOf(kept).length > 20, 15_000, 'frames through nginx', 50);
+
+    // A viewer that does not follow owners (a client that knows no replica names), forced onto a
+    // replica that does not sample its target, gets every frame the owner's viewer gets, relayed.
+    const nonOwner = replicas.find((r) => r !== victim && r.url !== owners.get(kept)?.[0]) ?? victim;
+    const forced = viewer(nonOwner.url, [lost]);
+    sockets.push(forced.socket);
+    const forcedOf = (): LiveFrame[] => forced.frames.get(lost) ?? [];
+    await waitUntil(() => forcedOf().length > 40, 15_000, 'frames relayed to a non-owner', 50);
+    await sleep(300); // the owner's viewer has the last relayed frame too
+    const fromT = forcedOf()[0]?.t ?? 0;
+    const toT = forcedOf().at(-1)?.t ?? 0;
+    const inWindow = (frames: LiveFrame[]): number[] =>
+      frames.filter((f) => f.t >= fromT && f.t <= toT).map((f) => f.t);
+    expect(inWindow(forcedOf())).toStrictEqual(inWindow(framesOf(lost)));
+    forced.socket.disconnect();
 
     // History read through each replica (two of them not sampling it) equals what was emitted live.
     const live = framesOf(kept).slice();
@@ -177,6 +241,15 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
       50,
     );
     expect(Date.now() - killedAt).toBeLessThan(7_000);
+    // The page of the killed owner's target followed it to its new owner.
+    const newOwners = await ownersOf(survivors);
+    await waitUntil(
+      () => servedBy(lost) === nameOf(newOwners.get(lost)?.[0]),
+      10_000,
+      `the page of ${lost} served by its new owner`,
+      50,
+    );
+    expect(servedBy(kept)).toBe(nameOf(newOwners.get(kept)?.[0]));
 
     // No frame twice, live or in the store, and never two samplers' frames interleaved.
     for (const id of [lost, kept]) {

@@ -16,18 +16,17 @@ export interface RunningNginx {
 }
 
 /**
- * Debian's nginx with deploy/team/nginx.conf as committed, only its listen port and upstream
- * servers replaced: the load balancer a team runs, in front of the given replica ports.
+ * Debian's nginx with deploy/team/nginx.conf as committed, only its listen port and the replicas'
+ * ports replaced: the load balancer a team runs, in front of replicas a, b and c (--replica-name)
+ * on the given ports.
  */
 export async function startTeamNginx(replicaPorts: readonly number[]): Promise<RunningNginx> {
   const dir = await mkdtemp(path.join(tmpdir(), 'aioscope-nginx-'));
   const port = await freePort();
+  // The file's replicas a, b and c listen on 7180, 7181 and 7182: here on the ports given, in that order.
+  if (replicaPorts.length !== 3) throw new Error(`deploy/team/nginx.conf lists 3 replicas, not ${replicaPorts.length}`);
   const team = (await readFile(TEAM_CONFIG, 'utf8'))
-    .replace(/^\s*server 127\.0\.0\.1:\d+ .*\n/gm, '')
-    .replace(
-      'upstream aioscope_replicas {',
-      `upstream aioscope_replicas {\n${replicaPorts.map((p) => `  server 127.0.0.1:${p} max_fails=1 fail_timeout=10s;`).join('\n')}`,
-    )
+    .replace(/127\.0\.0\.1:718([0-2])\b/g, (_, i: string) => `127.0.0.1:${replicaPorts[Number(i)] ?? 0}`)
     .replace('listen 8080;', `listen 127.0.0.1:${port};`);
   await writeFile(path.join(dir, 'team.conf'), team);
   await writeFile(

@@ -14,7 +14,10 @@ export const JOIN_RETRY_MS = 2_500;
 /** A socket to the live hub; `replica` (a replica's name) asks the load balancer for that replica. */
 export type OpenLiveSocket = (replica: string | undefined) => LiveSocket;
 
-type LiveSink = Pick<LiveStore, 'replace' | 'addFrame' | 'addDelta' | 'setProcesses' | 'setStatus' | 'setSocketState'>;
+export type LiveSink = Pick<
+  LiveStore,
+  'replace' | 'addFrame' | 'addDelta' | 'setProcesses' | 'setStatus' | 'setSocketState'
+>;
 
 /**
  * The live stream of one target into its store, on the replica that samples it when replicas are
