@@ -39,13 +39,14 @@ interface View {
 }
 
 /**
- * Every sample of the last few seconds, unaveraged, redrawn when a frame arrives (at the next
- * animation tick and at most 25 Hz, so frames arriving together cost one draw; in the same frame
- * as the "now" figures: samplePaintClock.ts). It reads the store
- * directly and hands uPlot new columns with setData instead of re-rendering React: this is the one
- * view on the page that keeps up with the sample rate, the 60 s charts follow their buckets. Only
- * the series layer redraws per sample; the axes when the y scale steps. No cursor: what is under
- * the mouse moves away 20 times a second.
+ * Every sample of the last few seconds, unaveraged, redrawn when a frame arrives (in a task right
+ * after it and at most 25 Hz, so frames arriving together cost one draw; in the same draw as the
+ * "now" figures: samplePaintClock.ts). It reads the store directly and hands uPlot new columns
+ * with setData instead of re-rendering React: this is the one view on the page that keeps up with
+ * the sample rate, the 60 s charts follow their buckets. Its canvas is desynchronized
+ * (layeredPlot.ts), so a draw reaches the screen without a rendering update of the page. Only the series
+ * layer redraws per sample; the axes when the y scale steps. No cursor: what is under the mouse
+ * moves away 20 times a second.
  */
 export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleStripProps): ReactNode {
   const { store, windowMs, sampleIntervalMs, value, yLabel, color, ariaLabel } = props;
@@ -102,7 +103,7 @@ export const LiveSampleStrip = memo(function LiveSampleStrip(props: LiveSampleSt
     });
     clock.request();
     // Without frames (server down) the strip still moves on once a second and shows the gap; while
-    // frames come, this asks for nothing (an extra tick a second would cost the page a paint).
+    // frames come, this asks for nothing (an extra draw a second would cost a redraw).
     const idle = window.setInterval(() => {
       if (Date.now() - drawnAt >= IDLE_REDRAW_MS) clock.request();
     }, IDLE_REDRAW_MS / 4);

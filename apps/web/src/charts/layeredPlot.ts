@@ -10,8 +10,9 @@ export interface LayerOptions {
 
 /**
  * The shown canvas is desynchronized: Chromium hands its drawings to the compositor on their own,
- * not through the page's animation ticks. A synchronized canvas rides in the commit of every
- * paint the "now" figures ask for, 20 times a second, changed or not: measured in a trace of the
+ * not through the page's rendering updates, so the strip's drawing in a task (samplePaintClock.ts)
+ * needs none. A synchronized canvas rides in the commit of every paint of the page, changed or
+ * not: measured when the "now" figures asked for 20 paints a second, in a trace of the
  * live page (software-rendered Chromium, 20 Hz), the commit fell from 2.2 to 0.7 ms a paint and
  * the main thread from 18.6–18.9 % busy to 14.1–15.3 %. Browsers without the hint ignore it.
  */

@@ -2,12 +2,12 @@
  * Runs `callback` in a task of its own right after the next animation tick has been painted; returns
  * a function that cancels it. Nothing runs while the tab is hidden (no animation ticks).
  *
- * Why not in the animation tick itself: the per-sample views (strip, "now" figures) draw in that
- * tick, and a React render started there (a state update in a requestAnimationFrame callback) is
- * flushed before the tick paints. The bucket render, every panel and chart at once, then held back
- * the paint of the sample that opened the bucket: one sample in ten at 20 Hz and 500 ms buckets,
- * which is the slowest tenth of paint latency. A task posted from the tick runs after its style,
- * layout and paint, so the sample shows first and the charts follow in the next tick.
+ * Why after a paint: the sample that opens a bucket shows first (the strip draws it in a task as it
+ * arrives, samplePaintClock.ts), and the bucket render, every panel and chart at once, follows. A
+ * React render started in an animation tick (a state update in a requestAnimationFrame callback)
+ * is flushed before the tick paints: when the per-sample views drew there, it held back the sample
+ * that opened the bucket, one in ten at 20 Hz and 500 ms buckets, which was the slowest tenth of
+ * paint latency. A task posted from the tick runs after its style, layout and paint.
  */
 export function afterNextPaint(callback: () => void): () => void {
   let cancelled = false;

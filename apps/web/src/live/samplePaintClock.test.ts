@@ -3,29 +3,36 @@ import { LiveStore } from './liveStore.ts';
 import { SamplePaintClock } from './samplePaintClock.ts';
 import { quietFrame as frame } from './testFrames.ts';
 
-/** Animation frames run only when the test says so: one call runs every callback requested so far. */
-function manualFrames(): { run: () => number } {
-  let pending: FrameRequestCallback[] = [];
-  vi.stubGlobal('requestAnimationFrame', (callback: FrameRequestCallback) => pending.push(callback));
-  vi.stubGlobal('cancelAnimationFrame', () => (pending = []));
+/**
+ * The clock's draws are timer tasks (drawThrottle): `run` runs every draw due by now and says how
+ * many ran since it was last called, also while the test advanced the clock (each draw calls the
+ * counting view first).
+ */
+function manualDraws(): { run: () => number; count: () => void } {
   vi.stubGlobal('document', { hidden: false });
+  let draws = 0;
+  let seen = 0;
   return {
+    count: () => draws++,
     run: () => {
-      const due = pending;
-      pending = [];
-      for (const callback of due) callback(performance.now());
-      return due.length;
+      vi.advanceTimersByTime(0);
+      const ran = draws - seen;
+      seen = draws;
+      return ran;
     },
   };
 }
 
 /** A clock (40 ms minimum interval) followed by two views, the strip and the figures, that log their calls. */
 function twoViews(): { frames: { run: () => number }; store: LiveStore; calls: string[] } {
-  const frames = manualFrames();
+  const frames = manualDraws();
   const store = new LiveStore();
   const clock = new SamplePaintClock(store, 40);
   const calls: string[] = [];
-  clock.subscribe(() => calls.push('strip'));
+  clock.subscribe(() => {
+    frames.count();
+    calls.push('strip');
+  });
   clock.subscribe(() => calls.push('figures'));
   return { frames, store, calls };
 }
@@ -40,11 +47,11 @@ describe('SamplePaintClock', () => {
     vi.unstubAllGlobals();
   });
 
-  it('runs every view in one animation tick per sample, however many views follow it', () => {
+  it('runs every view in one draw per sample, however many views follow it', () => {
     const { frames, store, calls } = twoViews();
 
     store.addFrame(frame(1_000));
-    store.addFrame(frame(1_001)); // arriving together: still one tick
+    store.addFrame(frame(1_001)); // arriving together: still one draw
     expect(frames.run()).toBe(1);
     expect(calls).toEqual(['strip', 'figures']);
   });
@@ -68,10 +75,10 @@ describe('SamplePaintClock', () => {
   });
 
   it('stops following the store once the last view leaves, and asks for nothing without views', () => {
-    const frames = manualFrames();
+    const frames = manualDraws();
     const store = new LiveStore();
     const clock = new SamplePaintClock(store, 40);
-    const listener = vi.fn();
+    const listener = vi.fn(frames.count);
     const unsubscribe = clock.subscribe(listener);
     unsubscribe();
     store.addFrame(frame(1_000));
@@ -80,12 +87,15 @@ describe('SamplePaintClock', () => {
     expect(listener).not.toHaveBeenCalled();
   });
 
-  it('runs a paced view at shared ticks no closer than its interval, and shows the last change when its time comes', () => {
-    const frames = manualFrames();
+  it('runs a paced view at shared draws no closer than its interval, and shows the last change when its time comes', () => {
+    const frames = manualDraws();
     const store = new LiveStore();
     const clock = new SamplePaintClock(store, 40);
     const calls: string[] = [];
-    clock.subscribe(() => calls.push('strip'));
+    clock.subscribe(() => {
+      frames.count();
+      calls.push('strip');
+    });
     clock.subscribe(() => calls.push(`figures ${store.latestFrame()?.t}`), 250);
 
     store.addFrame(frame(1_000));
@@ -97,8 +107,9 @@ describe('SamplePaintClock', () => {
     }
     expect(calls).toEqual(['strip', 'figures 1000', 'strip', 'strip', 'strip']);
 
-    // No more samples: the tick asked for at 250 ms shows the newest one.
-    vi.advanceTimersByTime(100);
+    // No more samples: the draw asked for at 250 ms shows the newest one.
+    // (The fake clock runs a zero-delay timer set inside another timer a millisecond later.)
+    vi.advanceTimersByTime(101);
     expect(frames.run()).toBe(1);
     expect(calls.slice(5)).toEqual(['strip', 'figures 1150']);
   });

@@ -1,31 +1,31 @@
-import { animationThrottle, type AnimationThrottle } from './animationThrottle.ts';
+import { drawThrottle, type DrawThrottle } from './drawThrottle.ts';
 import type { LiveStore } from './liveStore.ts';
 
 /**
- * The one animation-tick schedule of a store's per-sample views (the strip, the "now" figures).
- * Each view throttling on its own split a sample's updates over two ticks whenever their timers
- * disagreed (one due at once, the other 40 ms after its last draw), and every tick that paints costs the
- * page a fixed ~5 ms of paint, layer update and commit in a software-rendered Chromium: measured,
- * 3–4 of the page’s ~24 paints a second carried only half a sample's update. Here every
- * subscriber runs in the same callback: one tick per sample, whatever the number of views.
+ * The one draw schedule of a store's per-sample views (the strip, the "now" figures): a shared
+ * draw is a task after a store change (drawThrottle.ts), not an animation tick, so one that only
+ * draws the strip's canvas costs the page no frame. Each view throttling on its own split a
+ * sample's updates over two draws whenever their timers disagreed (one due at once, the other 40 ms
+ * after its last draw); here every subscriber runs in the same callback: one draw per sample,
+ * whatever the number of views.
  */
 export class SamplePaintClock {
   private readonly listeners = new Set<() => void>();
-  private readonly throttle: AnimationThrottle;
+  private readonly throttle: DrawThrottle;
   private unsubscribeStore: (() => void) | null = null;
 
   constructor(
     private readonly store: LiveStore,
     minIntervalMs?: number,
   ) {
-    this.throttle = animationThrottle(() => {
+    this.throttle = drawThrottle(() => {
       for (const listener of [...this.listeners]) listener();
     }, minIntervalMs);
   }
 
   /**
-   * Calls `listener` at the shared tick after every store change, or, with `everyMs`, at a shared
-   * tick at most once per `everyMs` (the last change still shown, by a tick asked for when its time
+   * Calls `listener` at the shared draw after every store change, or, with `everyMs`, at a shared
+   * draw at most once per `everyMs` (the last change still shown, by a draw asked for when its time
    * comes); returns the unsubscribe function.
    */
   subscribe(listener: () => void, everyMs = 0): () => void {
@@ -43,7 +43,7 @@ export class SamplePaintClock {
     };
   }
 
-  /** A listener run at shared ticks no closer than `everyMs`; a change skipped asks for a later tick. */
+  /** A listener run at shared draws no closer than `everyMs`; a change skipped asks for a later draw. */
   private paced(listener: () => void, everyMs: number): { call: () => void; cancel: () => void } {
     let calledAt = Number.NEGATIVE_INFINITY;
     let later: ReturnType<typeof setTimeout> | null = null;
@@ -70,7 +70,7 @@ export class SamplePaintClock {
     return { call, cancel };
   }
 
-  /** Asks for a shared tick without a store change (a view that must move on while no frame comes). */
+  /** Asks for a shared draw without a store change (a view that must move on while no frame comes). */
   request(): void {
     if (this.listeners.size > 0) this.throttle.schedule();
   }
