@@ -34,6 +34,11 @@ import { fmt, max, min, quantile } from './stats.ts';
  */
 const PAINT_P95_MARGIN_MS = 5;
 const BUSY_MARGIN = 0.01;
+/**
+ * Issue 24's gate: the page's main thread at least 30 % less busy than the baseline's, shown when
+ * the resampled interval of after ÷ before − 1 lies wholly below −30 %.
+ */
+const BUSY_CUT = -0.3;
 /** A fresh page's first seconds (snapshot, first renders, the histogram's chunk) are not steady state. */
 const SETTLE_MS = 5_000;
 
@@ -129,10 +134,12 @@ function nonInferiority(difference: Interval, margin: number, rounds: number): s
 
 const signed = (value: number, decimals = 1): string => `${value >= 0 ? '+' : ''}${fmt(value, decimals)}`;
 
-export function pageAbVerdicts(comparison: PageComparison): { paint: string; busy: string } {
+export function pageAbVerdicts(comparison: PageComparison): { paint: string; busy: string; busyCut: string } {
   return {
     paint: nonInferiority(comparison.paintP95Difference, PAINT_P95_MARGIN_MS, comparison.rounds),
     busy: nonInferiority(comparison.busyShareDifference, BUSY_MARGIN, comparison.rounds),
+    // The same rule: "at most −30 %" is "no more than the cut", with no margin.
+    busyCut: nonInferiority(comparison.busyShareChange, BUSY_CUT, comparison.rounds),
   };
 }
 
@@ -165,7 +172,7 @@ export function pageAbSplitRow(windows: readonly PageWindow[], condition: string
 /** The table rows of a comparison: pooled figures, the difference with its interval, the verdicts. */
 export function pageAbRows(comparison: PageComparison, condition: string): TableRow[] {
   const verdicts = pageAbVerdicts(comparison);
-  const { before, after, paintP95Difference: paint, busyShareDifference: busy } = comparison;
+  const { before, after, paintP95Difference: paint, busyShareDifference: busy, busyShareChange: cut } = comparison;
   const range = (values: number[], scale = 1): string => `${fmt(scale * min(values))}–${fmt(scale * max(values))}`;
   return [
     {
@@ -189,6 +196,15 @@ export function pageAbRows(comparison: PageComparison, condition: string): Table
         `long tasks/min ${fmt(before.longTasksPerMinute)} → ${fmt(after.longTasksPerMinute)}`,
       target: `no busier: interval ≤ +${100 * BUSY_MARGIN} point`,
       verdict: verdicts.busy,
+    },
+    {
+      measurement: '4b. page before → after: main thread busy, relative',
+      condition,
+      result:
+        `after ÷ before − 1 = ${signed(100 * cut.estimate, 0)} % ` +
+        `(95 % interval ${signed(100 * cut.low, 0)} to ${signed(100 * cut.high, 0)} %)`,
+      target: `${-100 * BUSY_CUT} % less busy: interval ≤ ${100 * BUSY_CUT} %`,
+      verdict: verdicts.busyCut,
     },
   ];
 }
@@ -226,7 +242,7 @@ export async function runPageAb(
     await chromium.close();
 
     const comparison = comparePages(windows);
-    const { paint: paintVerdict, busy: busyVerdict } = pageAbVerdicts(comparison);
+    const { paint: paintVerdict, busy: busyVerdict, busyCut: busyCutVerdict } = pageAbVerdicts(comparison);
     writeResult('page-ab', {
       measurement: 'the page of two builds in alternating windows of one run: paint latency and main-thread busy',
       rateHz: app.rateHz,
@@ -237,9 +253,9 @@ export async function runPageAb(
         'rounds of one window per build, order swapped every round; paint latency as in the latency measurement; ' +
         'busy = CDP Performance TaskDuration delta / Timestamp delta over the window; difference = after − before of ' +
         'the pooled figures, 95 % interval from resampling whole rounds (seeded)',
-      margins: { paintP95Ms: PAINT_P95_MARGIN_MS, busyShare: BUSY_MARGIN },
+      margins: { paintP95Ms: PAINT_P95_MARGIN_MS, busyShare: BUSY_MARGIN, busyShareChange: BUSY_CUT },
       comparison,
-      verdict: { paint: paintVerdict, busy: busyVerdict },
+      verdict: { paint: paintVerdict, busy: busyVerdict, busyCut: busyCutVerdict },
       // Every window's frames, so runs can be pooled later (bench/pageAbCombine.ts).
       windows: windows.map((window) => ({
         ...window,

@@ -79,6 +79,20 @@ describe('comparePages', () => {
     expect(result.after.busyShare).toBeCloseTo((9 + 6) / 40, 9);
     expect(result.busyShareDifference.estimate).toBeCloseTo(4 / 40, 9);
     expect(result.after.longTasksPerMinute).toBeCloseTo(6 / (40 / 60), 9);
+    expect(result.busyShareChange.estimate).toBeCloseTo(15 / 11 - 1, 9);
+  });
+
+  it('gives the relative change of busy share with an interval that holds it when every round agrees', () => {
+    const random = mulberry32(5);
+    // Each round the machine is busier or quieter for both builds; after is always 40 % less busy.
+    const windows = Array.from({ length: 8 }, (_, round) => {
+      const before = 0.15 + 0.1 * random();
+      return [window('before', round, [40], before), window('after', round, [40], 0.6 * before)];
+    }).flat();
+    const { busyShareChange } = comparePages(windows);
+    expect(busyShareChange.estimate).toBeCloseTo(-0.4, 9);
+    expect(busyShareChange.low).toBeCloseTo(-0.4, 9);
+    expect(busyShareChange.high).toBeCloseTo(-0.4, 9);
   });
 
   it('leaves out a round that misses one build, and refuses windows with no pair at all', () => {
