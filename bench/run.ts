@@ -105,15 +105,17 @@ function parseOptions(argv: string[]): BenchOptions {
       'web-dist': { type: 'string' },
       'baseline-web': { type: 'string' },
       'own-cost-node': { type: 'string' },
+      'own-cost-baseline': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help === true) {
     process.stdout.write(
-      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR] [--own-cost-node PATH]\n' +
+      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR] [--own-cost-node PATH] [--own-cost-baseline CLI]\n' +
         '  --web-dist DIR: the pages load this build instead of apps/web/dist (before/after comparisons)\n' +
         '  --baseline-web DIR: the earlier build page-ab compares the page with, window by window in one run\n' +
         '  --own-cost-node PATH: own-cost also runs the recording command line on this node binary, beside this one\n' +
+        "  --own-cost-baseline CLI: and another build of it (a cli.js, e.g. another commit's build/start/cli.js, or a cli.ts through tsx)\n" +
         `measurements: ${MEASUREMENTS.join(', ')} (soak only when named; --soak M runs the soak)\n`,
     );
     process.exit(0);
@@ -161,6 +163,7 @@ function parseOptions(argv: string[]): BenchOptions {
     roundsScale: number(values.rounds, '--rounds', 1) ?? 1,
     baselineWeb,
     ownCostNode: values['own-cost-node'] === undefined ? null : path.resolve(values['own-cost-node']),
+    ownCostBaseline: values['own-cost-baseline'] === undefined ? null : path.resolve(values['own-cost-baseline']),
   };
 }
 

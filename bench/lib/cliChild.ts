@@ -11,15 +11,16 @@ export interface CliChild {
 /**
  * The real command line (`npm start -- ARGS`) as a child process whose CPU and memory /proc
  * reports apart from the bench's own; stopped by the cleanups if the measurement does not.
- * `nodeArgs` go to node itself (`--cpu-prof`); `node` is the binary (this one's by default).
+ * `nodeArgs` go to node itself (`--cpu-prof`); `node` is the binary (this one's by default); `entry`
+ * what it runs (the sources through tsx by default, see runCli).
  */
 export async function startCliChild(
   name: string,
   args: string[],
   cleanups: Cleanups,
-  options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; node?: string } = {},
+  options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[]; node?: string; entry?: readonly string[] } = {},
 ): Promise<CliChild> {
-  const run = runCli(args, options.env ?? {}, options.nodeArgs ?? [], options.node);
+  const run = runCli(args, options.env ?? {}, options.nodeArgs ?? [], options.node, options.entry);
   cleanups.add(name, () => stopCliChild(run));
   const url = (await waitForUrl(run, 60_000)).replace(/\/$/, '');
   const pid = run.child.pid;

@@ -24,6 +24,8 @@ export interface BenchOptions {
   baselineWeb: string | null;
   /** Another node binary own-cost runs the recording command line on, beside this one (--own-cost-node). */
   ownCostNode: string | null;
+  /** Another build of the command line own-cost runs beside this one (--own-cost-baseline): a cli.js, or a cli.ts run through tsx. */
+  ownCostBaseline: string | null;
 }
 
 /** A problem the user fixes (bad flag, another run holds the lock): one line, exit code 2. */

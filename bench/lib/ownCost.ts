@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { SourceMap, type SourceMapPayload } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
@@ -14,9 +16,18 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
-import { briefRanking, samplesAfter, summarizeProfile, type CpuProfile, type ProfileSummary } from './cpuProfile.ts';
+import {
+  briefRanking,
+  samplesAfter,
+  summarizeProfile,
+  type CpuProfile,
+  type ProfileNode,
+  type ProfileSummary,
+} from './cpuProfile.ts';
 import { openScannedBenchCluster } from './postgres.ts';
 import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { START_BUNDLE_DIR, ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
 import { processCpuSeconds, processRssBytes, threadCpuSeconds, type ThreadCpu } from './proc.ts';
 import { moduleOf } from './serverProfile.ts';
 import { fmt, max, median, min } from './stats.ts';
@@ -27,6 +38,8 @@ export const OWN_COST_GOAL_PERCENT = 2.5;
 const SETTLE_MS = 15_000;
 /** Kept out of the profiled window before the shutdown began (the signal's delivery, timers). */
 const SHUTDOWN_MARGIN_MS = 500;
+/** What `npm start` runs (apps/server/package.json): the bundle its prestart builds. */
+const START_ENTRY = ['--enable-source-maps', path.join(START_BUNDLE_DIR, 'cli.js')];
 
 export interface OwnCostOptions {
   windows: number;
@@ -35,6 +48,8 @@ export interface OwnCostOptions {
   profileSeconds: number;
   /** Another node binary the recording command line also runs on (--own-cost-node); null = none. */
   otherNode: string | null;
+  /** Another build of the command line, recording beside this one (--own-cost-baseline); null = none. */
+  baseline: string | null;
 }
 
 interface Variant {
@@ -44,16 +59,32 @@ interface Variant {
   recording: boolean;
   /** The node binary; this process's when absent. */
   node?: string;
+  /** What node runs: `npm start`'s bundle unless this is the baseline. */
+  entry: readonly string[];
 }
 
-function variantsOf(otherNode: string | null): Variant[] {
+/** How node runs a command line given by its file: a cli.ts through tsx, a cli.js with its source maps. */
+function entryOf(cli: string): string[] {
+  return cli.endsWith('.ts') ? ['--import', 'tsx', cli] : ['--enable-source-maps', cli];
+}
+
+function variantsOf(otherNode: string | null, baseline: string | null): Variant[] {
   const variants: Variant[] = [
-    { name: 'recording', args: [], recording: true },
-    { name: '--no-record', args: ['--no-record'], recording: false },
+    { name: 'recording', args: [], recording: true, entry: START_ENTRY },
+    { name: '--no-record', args: ['--no-record'], recording: false, entry: START_ENTRY },
   ];
   if (otherNode !== null) {
     const version = execFileSync(otherNode, ['--version'], { encoding: 'utf8' }).trim();
-    variants.push({ name: `recording, node ${version}`, args: [], recording: true, node: otherNode });
+    variants.push({
+      name: `recording, node ${version}`,
+      args: [],
+      recording: true,
+      node: otherNode,
+      entry: START_ENTRY,
+    });
+  }
+  if (baseline !== null) {
+    variants.push({ name: `recording, baseline ${baseline}`, args: [], recording: true, entry: entryOf(baseline) });
   }
   return variants;
 }
@@ -86,8 +117,12 @@ export interface OwnCostResult {
   threads: Record<string, ThreadShares[]>;
   rssMb: Record<string, number | null>;
   loadAverage: number[][];
-  profile: (ProfileSummary & { seconds: number; busyPercent: number }) | null;
+  profile: ProfileResult | null;
+  /** The same profile of the baseline (--own-cost-baseline), right after. */
+  baselineProfile: ProfileResult | null;
 }
+
+type ProfileResult = ProfileSummary & { seconds: number; busyPercent: number };
 
 /** `postgres://` URL of a cluster, as a user passes it to --db. */
 function databaseUrl(config: ClientConfig): string {
@@ -112,7 +147,9 @@ export async function measureOwnCost(
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     const common = ['--db', databaseUrl(config), '--port', '0'];
-    const variants = variantsOf(options.otherNode);
+    // As `npm start`'s prestart: the bundle measured is the sources as they are.
+    await ensureStartBuilt(false);
+    const variants = variantsOf(options.otherNode, options.baseline);
     const running = await Promise.all(
       variants.map(async (variant, index) => ({
         variant,
@@ -120,7 +157,7 @@ export async function measureOwnCost(
           `aioscope ${variant.name}`,
           [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
           cleanups,
-          variant.node === undefined ? {} : { node: variant.node },
+          variant.node === undefined ? { entry: variant.entry } : { node: variant.node, entry: variant.entry },
         )),
       })),
     );
@@ -155,9 +192,18 @@ export async function measureOwnCost(
       }),
     ) as OwnCostResult['rssMb'];
     await Promise.all(running.map(({ run }) => stopCliChild(run)));
-    const profile =
-      options.profileSeconds > 0
-        ? await profileRecording([...common, '--data-dir', path.join(dir, 'data-profile')], dir, options, cleanups)
+    const profileOf = (entry: readonly string[], name: string): Promise<ProfileResult> =>
+      profileRecording(
+        [...common, '--data-dir', path.join(dir, `data-${name}`)],
+        entry,
+        path.join(dir, name),
+        options,
+        cleanups,
+      );
+    const profile = options.profileSeconds > 0 ? await profileOf(START_ENTRY, 'profile') : null;
+    const baselineProfile =
+      options.profileSeconds > 0 && options.baseline !== null
+        ? await profileOf(entryOf(options.baseline), 'profile-baseline')
         : null;
     return {
       windows: options.windows,
@@ -168,6 +214,7 @@ export async function measureOwnCost(
       rssMb,
       loadAverage,
       profile,
+      baselineProfile,
     };
   }, parent);
 }
@@ -178,14 +225,15 @@ export async function measureOwnCost(
  */
 async function profileRecording(
   args: string[],
-  dir: string,
+  entry: readonly string[],
+  profileDir: string,
   options: OwnCostOptions,
   cleanups: Cleanups,
-): Promise<OwnCostResult['profile']> {
-  const profileDir = path.join(dir, 'profile');
+): Promise<ProfileResult> {
   await mkdir(profileDir, { recursive: true });
   const { run } = await startCliChild('aioscope profiled', args, cleanups, {
     nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=500'],
+    entry,
   });
   await sleep(SETTLE_MS);
   log(`own cost: CPU profile of the recording process for ${options.profileSeconds} s ...`);
@@ -193,7 +241,7 @@ async function profileRecording(
   const stopAt = performance.now();
   await stopCliChild(run);
   const shutdownMs = performance.now() - stopAt;
-  // CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0 is the main thread (1 is tsx's loader).
+  // CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile: thread 0 is the main thread (1 is tsx's loader, if any).
   const file = (await readdir(profileDir)).find((name) => /\.\d+\.0\.\d+\.cpuprofile$/.test(name));
   if (file === undefined) throw new Error('own cost: the profiled process wrote no .cpuprofile');
   const whole = JSON.parse(await readFile(path.join(profileDir, file), 'utf8')) as CpuProfile;
@@ -201,9 +249,39 @@ async function profileRecording(
   // (closing the store) falls into the window, however slowly the process started.
   const endMs = (whole.endTime - whole.startTime) / 1000 - shutdownMs - SHUTDOWN_MARGIN_MS;
   const steady = samplesAfter(whole, endMs - options.profileSeconds * 1000, options.profileSeconds * 1000);
-  const summary = summarizeProfile(steady, moduleOf);
+  const summary = summarizeProfile(steady, sourceModuleOf());
   const seconds = summary.sampledMs / 1000;
   return { ...summary, seconds, busyPercent: 100 * (1 - summary.idleShare) };
+}
+
+/**
+ * moduleOf, with a bundle's functions named by the source file they were compiled from (through
+ * the bundle's source map): a profile of build/start/cli.js alone would put all project code in one module.
+ */
+function sourceModuleOf(): (node: ProfileNode) => string {
+  const maps = new Map<string, SourceMap | null>();
+  const mapOf = (file: string): SourceMap | null => {
+    let map = maps.get(file);
+    if (map === undefined) {
+      const mapFile = `${file}.map`;
+      map = existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8')) as SourceMapPayload) : null;
+      maps.set(file, map);
+    }
+    return map;
+  };
+  return (node) => {
+    const { url, lineNumber, columnNumber } = node.callFrame as ProfileNode['callFrame'] & { columnNumber?: number };
+    if (!url.startsWith('file://') || !url.endsWith('.js') || url.includes('/node_modules/')) return moduleOf(node);
+    const file = fileURLToPath(url);
+    const source = mapOf(file)?.findEntry(lineNumber, columnNumber ?? 0);
+    const original = source !== undefined && 'originalSource' in source ? source.originalSource : undefined;
+    if (original === undefined) return moduleOf(node);
+    // Sources are named relative to the map; a baseline build elsewhere names its own copy of the tree.
+    const resolved = original.startsWith('file://')
+      ? fileURLToPath(original)
+      : path.resolve(path.dirname(file), original);
+    return /(?:^|\/)((?:apps|packages)\/.*)$/.exec(resolved)?.[1] ?? moduleOf(node);
+  };
 }
 
 /** Median of each thread group's share over the windows, largest first: "V8Worker 0.6 %, libuv-worker 0.4 %". */
@@ -226,6 +304,7 @@ export async function runOwnCost(bench: BenchOptions, parent: Cleanups): Promise
       windowSeconds: quick ? 10 : 30,
       profileSeconds: quick ? 10 : 30,
       otherNode: bench.ownCostNode,
+      baseline: bench.ownCostBaseline,
     };
     const result = await measureOwnCost(server.connectionConfig, options, cleanups);
     writeResult('own-cost', result);
@@ -235,7 +314,8 @@ export async function runOwnCost(bench: BenchOptions, parent: Cleanups): Promise
       const values = result.cpuPercent[name] ?? [];
       const windows = result.threads[name] ?? [];
       const rss = result.rssMb[name];
-      const recording = name !== '--no-record';
+      // The goal is the command line's as it is: the baseline (another build) is only compared with.
+      const recording = name !== '--no-record' && !name.includes('baseline');
       const node = name.includes('node v') ? '' : `, node ${result.nodeVersion}`;
       return {
         measurement: "aioscope's own CPU, one server",
@@ -247,15 +327,20 @@ export async function runOwnCost(bench: BenchOptions, parent: Cleanups): Promise
         verdict: recording ? verdict(median(values) <= OWN_COST_GOAL_PERCENT) : 'n/a',
       };
     });
-    if (result.profile !== null) {
+    const profiles: [string, ProfileResult | null][] = [
+      ['recording process', result.profile],
+      [`baseline ${bench.ownCostBaseline ?? ''}`, result.baselineProfile],
+    ];
+    for (const [what, profile] of profiles) {
+      if (profile === null) continue;
       rows.push({
         measurement: "aioscope's own CPU, one server: profile (diagnostic)",
-        condition: `recording process under --cpu-prof, ${fmt(result.profile.seconds, 0)} s after the settle`,
+        condition: `${what} under --cpu-prof, ${fmt(profile.seconds, 0)} s after the settle`,
         // Shares are of the sampled wall time: a sample taken while the thread waited for a core
         // counts as busy, so on a loaded machine they add up to more than /proc's figure.
         result:
-          `main thread busy ${fmt(result.profile.busyPercent, 2)} % of the time sampled; by module (% of a core): ${briefRanking(result.profile.selfByModule, 6, 2)}; ` +
-          `project code inclusive: ${briefRanking(result.profile.inclusiveAppFunctions, 6, 2)}`,
+          `main thread busy ${fmt(profile.busyPercent, 2)} % of the time sampled; by module (% of a core): ${briefRanking(profile.selfByModule, 6, 2)}; ` +
+          `project code inclusive: ${briefRanking(profile.inclusiveAppFunctions, 6, 2)}`,
         target: '–',
         verdict: 'n/a',
       });

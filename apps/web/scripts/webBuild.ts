@@ -28,8 +28,14 @@ import path from 'node:path';
 export const STAMP_FILE = '.build-stamp.json';
 export const STAGING_PREFIX = '.staging-';
 
-/** Repository-relative files and folders whose content makes the bundle. */
-export const BUILD_INPUTS = {
+/** Repository-relative files and folders whose content makes a build. */
+export interface BuildInputs {
+  readonly files: readonly string[];
+  readonly folders: readonly string[];
+}
+
+/** What makes the dashboard's bundle. */
+export const BUILD_INPUTS: BuildInputs = {
   files: [
     'package-lock.json',
     'tsconfig.base.json',
@@ -43,7 +49,7 @@ export const BUILD_INPUTS = {
     'packages/spec/package.json',
   ],
   folders: ['apps/web/src', 'apps/web/public', 'packages/core/src', 'packages/spec/src'],
-} as const;
+};
 
 /** Tests are never part of the bundle: changing one does not call for a build. */
 const NOT_AN_INPUT = /\.test\.tsx?$/;
@@ -112,7 +118,7 @@ export function listFiles(root: string): string[] {
 }
 
 /** SHA-256 over the inputs' paths and contents; a missing input counts as missing, so its arrival changes it. */
-export function inputsHash(repoRoot: string, inputs: typeof BUILD_INPUTS = BUILD_INPUTS): string {
+export function inputsHash(repoRoot: string, inputs: BuildInputs = BUILD_INPUTS): string {
   const hash = createHash('sha256');
   const add = (relative: string): void => {
     const file = path.join(repoRoot, relative);

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { REPO_ROOT } from '../../src/config/config.ts';
 
 export const CLI_PATH = path.join(REPO_ROOT, 'apps/server/src/cli.ts');
+/** What node runs by default: the sources through tsx (the tests need no build). */
+const TSX_ENTRY = ['--import', 'tsx', CLI_PATH] as const;
 
 export interface CliRun {
   child: ChildProcess;
@@ -14,17 +16,19 @@ export interface CliRun {
 /**
  * Runs the real command line, as `npm start -- ARGS` would, without npm in between. `nodeArgs`
  * go to node itself (the bench's `--cpu-prof`, which NODE_OPTIONS does not accept); `node` is the
- * binary (the bench's own-cost runs it on another Node version too).
+ * binary (the bench's own-cost runs it on another Node version too); `entry` what node runs (the
+ * bench runs `npm start`'s bundle: `['--enable-source-maps', '…/build/start/cli.js']`).
  */
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv = {},
   nodeArgs: string[] = [],
   node: string = process.execPath,
+  entry: readonly string[] = TSX_ENTRY,
 ): CliRun {
   let stdout = '';
   let stderr = '';
-  const child = spawn(node, [...nodeArgs, '--import', 'tsx', CLI_PATH, ...args], {
+  const child = spawn(node, [...nodeArgs, ...entry, ...args], {
     cwd: REPO_ROOT,
     env: { ...cleanEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
