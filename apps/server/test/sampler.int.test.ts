@@ -1,6 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { summarizeLiveWindow } from '@aioscope/core';
+import {
+  FAST_TICK_WITHOUT_AIOS_WITH_DETAILS_SQL,
+  FAST_TICK_WITH_DETAILS_SQL,
+  PROCESS_DETAILS_SQL,
+  parseDetailsColumn,
+  parseFastTickRow,
+  parseProcessDetails,
+  summarizeLiveWindow,
+  type FastTickQueryRow,
+  type ProcessDetailsQueryRow,
+} from '@aioscope/core';
 import type { IoStatDelta, LiveFrame } from '@aioscope/spec';
 import { DEMO_TABLE } from '@aioscope/core';
 import { ensureDemoTable, makeDemoTableCold, type DemoTableInfo } from '../src/demo/demoTable.ts';
@@ -82,6 +92,48 @@ describe('sampler against a real PostgreSQL 18 during a cold scan', () => {
     } finally {
       await scanner.end();
       await monitor.stop();
+    }
+  });
+
+  it('reads the processes’ details in the tick as PROCESS_DETAILS_SQL reads them, a scanning backend among them', async () => {
+    const reader = await connect(server);
+    const scanner = await connect(server);
+    const byPid = (rows: readonly ProcessDetailsQueryRow[]) =>
+      rows.map(parseProcessDetails).sort((a, b) => (a?.pid ?? 0) - (b?.pid ?? 0));
+    try {
+      await makeDemoTableCold(setup, table);
+      await scanner.query('SET max_parallel_workers_per_gather = 0');
+      const scan = scanner.query(`SELECT count(*) FROM ${DEMO_TABLE}`);
+      // Ended by the finally below should an expectation fail first.
+      scan.catch(() => undefined);
+      const scannerPid = (scanner as unknown as { processID: number }).processID;
+      let sawScanner = false;
+      for (let round = 0; round < 400 && !sawScanner; round++) {
+        for (const withDetails of [FAST_TICK_WITH_DETAILS_SQL, FAST_TICK_WITHOUT_AIOS_WITH_DETAILS_SQL]) {
+          // One transaction: both reads see the same snapshot of every backend's activity (state,
+          // query; wait events are read live, which is why the tick's processes are not compared).
+          await reader.query('BEGIN');
+          const row = (await reader.query<FastTickQueryRow>(withDetails)).rows[0];
+          if (row === undefined) throw new Error('the tick returned no row');
+          const sample = parseFastTickRow(row);
+          const pids = sample.processes.map((process) => process.pid);
+          const separate = await reader.query<ProcessDetailsQueryRow>(PROCESS_DETAILS_SQL, [pids]);
+          await reader.query('COMMIT');
+          expect(pids.length, 'io workers at least').toBeGreaterThan(0);
+          expect(byPid(parseDetailsColumn(row.details))).toEqual(byPid(separate.rows));
+          if (pids.includes(scannerPid)) {
+            sawScanner = true;
+            const details = byPid(parseDetailsColumn(row.details)).find((entry) => entry?.pid === scannerPid);
+            expect(details?.database).toBe(server.connectionConfig.database);
+            expect(details?.queryPreview).toContain(DEMO_TABLE);
+          }
+        }
+      }
+      expect(sawScanner, 'the scanning backend was in a tick').toBe(true);
+      await scan;
+    } finally {
+      await scanner.end();
+      await reader.end();
     }
   });
 

@@ -51,6 +51,8 @@ export interface FastTickQueryRow {
   t: number;
   aios: unknown;
   procs: unknown;
+  /** FAST_TICK_WITH_DETAILS_SQL's JSON array of PROCESS_DETAILS_SQL rows; absent from the plain tick. */
+  details?: unknown;
 }
 
 const STATE_SET = new Set<string>(AIO_STATES);
@@ -135,6 +137,12 @@ export function parseProcessDetails(row: ProcessDetailsQueryRow): ProcessDetails
     queryPreview: asString(row.query),
     leaderPid: asNumber(row.leader_pid),
   };
+}
+
+/** The rows of a tick's `details` column (FAST_TICK_WITH_DETAILS_SQL); entries that are not objects are dropped. */
+export function parseDetailsColumn(raw: unknown): ProcessDetailsQueryRow[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter((item): item is ProcessDetailsQueryRow => typeof item === 'object' && item !== null);
 }
 
 /** The tick's processes with the details last read for them (null fields for a pid not yet read). */

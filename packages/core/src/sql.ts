@@ -25,27 +25,63 @@ const AIO_WAITS_SQL_LIST = AIO_WAIT_EVENTS.filter((name) => name !== 'IoWorkerMa
 const PROCESS_SAMPLE_COLUMNS = `json_build_array(s.pid, s.backend_type, s.wait_event_type, s.wait_event,
     (extract(epoch FROM s.query_start) * 1000)::float8)`;
 
+/** pg_aios, read once per tick (MATERIALIZED): it feeds both the I/O list and the choice of processes. */
+const AIOS_CTE = `a AS MATERIALIZED (
+    SELECT pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc FROM pg_aios)`;
+const TICK_TIME_COLUMN = `(extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t`;
+const AIOS_COLUMN = `(SELECT coalesce(json_agg(json_build_array(pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc)), '[]'::json)
+     FROM a) AS aios`;
+/** The tick's processes, beyond those with reads in flight: io workers and AIO-related waits. */
+const TICK_PROCESS_FILTER = `s.backend_type = 'io worker' OR s.wait_event IN (${AIO_WAITS_SQL_LIST})`;
+
 /**
  * Fast tick with pg_aios (PostgreSQL 18+, role can execute pg_get_aios()). pg_aios is read once
  * (MATERIALIZED) and feeds both the I/O list and the choice of processes: every io worker (never
  * filtered by state or datname, which drops them), every process with reads in flight, and every
  * process in an AIO-related wait. Compact arrays keep the 20-100 Hz payload small.
  */
-export const FAST_TICK_SQL = `${QUERY_TAG} WITH a AS MATERIALIZED (
-    SELECT pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc FROM pg_aios)
-  SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
-  (SELECT coalesce(json_agg(json_build_array(pid, io_id, io_generation, state, operation, length, handle_data_len, f_sync, f_localmem, target_desc)), '[]'::json)
-     FROM a) AS aios,
+export const FAST_TICK_SQL = `${QUERY_TAG} WITH ${AIOS_CTE}
+  SELECT ${TICK_TIME_COLUMN},
+  ${AIOS_COLUMN},
   (SELECT coalesce(json_agg(${PROCESS_SAMPLE_COLUMNS}), '[]'::json)
      FROM pg_stat_get_activity(NULL) s
-    WHERE s.backend_type = 'io worker' OR s.wait_event IN (${AIO_WAITS_SQL_LIST}) OR s.pid IN (SELECT pid FROM a)) AS procs`;
+    WHERE ${TICK_PROCESS_FILTER} OR s.pid IN (SELECT pid FROM a)) AS procs`;
 
 /** Fast tick without pg_aios: older servers, or a role without pg_read_all_stats. */
-export const FAST_TICK_WITHOUT_AIOS_SQL = `${QUERY_TAG} SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS t,
+export const FAST_TICK_WITHOUT_AIOS_SQL = `${QUERY_TAG} SELECT ${TICK_TIME_COLUMN},
   NULL::json AS aios,
   (SELECT coalesce(json_agg(${PROCESS_SAMPLE_COLUMNS}), '[]'::json)
      FROM pg_stat_get_activity(NULL) s
-    WHERE s.backend_type = 'io worker' OR s.wait_event IN (${AIO_WAITS_SQL_LIST})) AS procs`;
+    WHERE ${TICK_PROCESS_FILTER}) AS procs`;
+
+/**
+ * PROCESS_DETAILS_SQL's columns for the tick's processes (CTE p), one JSON object per process,
+ * from the same activity snapshot: a backend reads the activity of all others once per transaction.
+ */
+const DETAILS_COLUMN = `(SELECT coalesce(json_agg(json_build_object('pid', pid, 'datid', datid, 'datname', datname,
+    'usename', usename, 'state', state, 'query', left(query, 200), 'leader_pid', leader_pid)), '[]'::json)
+     FROM pg_stat_activity WHERE pid IN (SELECT pid FROM p)) AS details`;
+
+/**
+ * The fast tick with the processes' details in the same round trip (column `details`, rows of
+ * PROCESS_DETAILS_SQL), sent when the processes table is due (2 Hz) instead of a second query.
+ */
+export const FAST_TICK_WITH_DETAILS_SQL = `${QUERY_TAG} WITH ${AIOS_CTE},
+  p AS MATERIALIZED (SELECT pid, backend_type, wait_event_type, wait_event, query_start FROM pg_stat_get_activity(NULL) s
+    WHERE ${TICK_PROCESS_FILTER} OR s.pid IN (SELECT pid FROM a))
+  SELECT ${TICK_TIME_COLUMN},
+  ${AIOS_COLUMN},
+  (SELECT coalesce(json_agg(${PROCESS_SAMPLE_COLUMNS}), '[]'::json) FROM p s) AS procs,
+  ${DETAILS_COLUMN}`;
+
+/** FAST_TICK_WITHOUT_AIOS_SQL with the processes' details (see FAST_TICK_WITH_DETAILS_SQL). */
+export const FAST_TICK_WITHOUT_AIOS_WITH_DETAILS_SQL = `${QUERY_TAG} WITH
+  p AS MATERIALIZED (SELECT pid, backend_type, wait_event_type, wait_event, query_start FROM pg_stat_get_activity(NULL) s
+    WHERE ${TICK_PROCESS_FILTER})
+  SELECT ${TICK_TIME_COLUMN},
+  NULL::json AS aios,
+  (SELECT coalesce(json_agg(${PROCESS_SAMPLE_COLUMNS}), '[]'::json) FROM p s) AS procs,
+  ${DETAILS_COLUMN}`;
 
 /**
  * What the processes table shows beyond the tick: database, user, state, the start of the query
@@ -68,9 +104,13 @@ export const STAT_IO_SQL_16 = `${QUERY_TAG} SELECT (extract(epoch FROM clock_tim
   read_time::float8 AS read_time, (extract(epoch FROM stats_reset) * 1000)::float8 AS stats_reset
   FROM pg_stat_io WHERE reads IS NOT NULL`;
 
-/** The fast tick for what the server and role allow: pg_aios needs 18+ and pg_read_all_stats. */
-export function fastTickSql(capabilities: { canReadPgAios: boolean } | null): string {
-  return capabilities?.canReadPgAios === true ? FAST_TICK_SQL : FAST_TICK_WITHOUT_AIOS_SQL;
+/**
+ * The fast tick for what the server and role allow (pg_aios needs 18+ and pg_read_all_stats), with
+ * the processes' details when `withDetails`.
+ */
+export function fastTickSql(capabilities: { canReadPgAios: boolean } | null, withDetails = false): string {
+  if (capabilities?.canReadPgAios === true) return withDetails ? FAST_TICK_WITH_DETAILS_SQL : FAST_TICK_SQL;
+  return withDetails ? FAST_TICK_WITHOUT_AIOS_WITH_DETAILS_SQL : FAST_TICK_WITHOUT_AIOS_SQL;
 }
 
 export function statIoSql(versionNum: number): string {

@@ -2,6 +2,9 @@ import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
 import {
   FAST_TICK_SQL,
+  FAST_TICK_WITH_DETAILS_SQL,
+  FAST_TICK_WITHOUT_AIOS_SQL,
+  FAST_TICK_WITHOUT_AIOS_WITH_DETAILS_SQL,
   PROCESS_DETAILS_SQL,
   ProcessDetailsCache,
   ScanTracker,
@@ -13,6 +16,7 @@ import {
   isConnectionLevelError,
   isDue,
   isPrivilegeError,
+  parseDetailsColumn,
   parseFastTickRow,
   scansForFrame,
   withDetails,
@@ -31,6 +35,26 @@ import type { ServerInfoSource } from './serverInfoSource.ts';
 /** The processes table is sent at most this often: query texts need not travel at 20-100 Hz. */
 export const PROCESSES_INTERVAL_MS = 500;
 const FAST_STATEMENT_TIMEOUT_MS = 1_000;
+
+/** Each variant of the fast tick is its own prepared statement. */
+const STATEMENT_NAMES = new Map([
+  [FAST_TICK_SQL, 'aioscope_fast_tick'],
+  [FAST_TICK_WITH_DETAILS_SQL, 'aioscope_fast_tick_details'],
+  [FAST_TICK_WITHOUT_AIOS_SQL, 'aioscope_fast_tick_no_aios'],
+  [FAST_TICK_WITHOUT_AIOS_WITH_DETAILS_SQL, 'aioscope_fast_tick_no_aios_details'],
+]);
+
+/**
+ * Whether the next sample is likely to find the processes table due (on the server's clock), so
+ * the tick asks for the processes' details in its own round trip instead of a second query after
+ * it. The next sample's time is guessed as the last one plus the last spacing; half a spacing of
+ * slack makes an early guess (details read one tick before they are due, then again) likelier than
+ * a late one (a second round trip, as without the guess).
+ */
+export function processesDueNext(lastT: number, spacingMs: number, processesSentAt: number): boolean {
+  if (!Number.isFinite(lastT) || !Number.isFinite(spacingMs)) return true;
+  return isDue(lastT + spacingMs * 1.5, processesSentAt, PROCESSES_INTERVAL_MS);
+}
 
 /** A failed sample as the connection state sees it. */
 function outcomeOf(error: unknown): MonitorOutcome {
@@ -63,6 +87,8 @@ export class FastSampler {
   private previousIoKeys: Set<string> = new Set();
   private processesSentAt = -Infinity;
   private scansSentAt = -Infinity;
+  private lastSampleT = -Infinity;
+  private sampleSpacingMs = Number.NaN;
   private skippedSinceFrame = 0;
   latestProcesses: ProcessView[] = [];
 
@@ -117,18 +143,22 @@ export class FastSampler {
   }
 
   private async sample(client: pg.Client): Promise<void> {
-    const sql = fastTickSql(this.serverInfo.capabilities);
+    const detailsInTick = processesDueNext(this.lastSampleT, this.sampleSpacingMs, this.processesSentAt);
+    const sql = fastTickSql(this.serverInfo.capabilities, detailsInTick);
     const started = performance.now();
     const result = await client.query<FastTickQueryRow>({
-      name: sql === FAST_TICK_SQL ? 'aioscope_fast_tick' : 'aioscope_fast_tick_no_aios',
+      name: STATEMENT_NAMES.get(sql),
       text: sql,
     });
     const sampleMs = performance.now() - started;
     const row = result.rows[0];
     if (row === undefined) return;
     const sample = parseFastTickRow(row);
+    this.sampleSpacingMs = sample.t - this.lastSampleT;
+    this.lastSampleT = sample.t;
     const processesDue = isDue(sample.t, this.processesSentAt, PROCESSES_INTERVAL_MS);
-    if (this.details.needsRead(sample, processesDue)) await this.readDetails(client, sample);
+    if (row.details !== undefined) this.details.store(sample, parseDetailsColumn(row.details));
+    else if (this.details.needsRead(sample, processesDue)) await this.readDetails(client, sample);
     this.details.noteSeen(sample);
     const { frame, ioKeys } = buildLiveFrame(sample, {
       previousIoKeys: this.previousIoKeys,
@@ -207,5 +237,7 @@ export class FastSampler {
     this.details.clear();
     this.processesSentAt = -Infinity;
     this.scansSentAt = -Infinity;
+    this.lastSampleT = -Infinity;
+    this.sampleSpacingMs = Number.NaN;
   }
 }
