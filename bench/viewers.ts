@@ -22,19 +22,37 @@ let windowStartedAt = 0;
 let cpuAtStart = process.cpuUsage();
 
 class Viewer {
-  readonly socket: LiveSocket;
+  socket: LiveSocket;
   bytes = 0;
   frames = 0;
   disconnected = false;
+  /** Whether the last join was answered by the replica that samples the target (named replicas). */
+  onOwner = false;
+  /** The replica this viewer asked for by ?replica= (after following the owner), if any. */
+  private asked: string | undefined;
 
   constructor(
-    url: string,
+    private readonly url: string,
     private readonly targetId: string,
+    /** Follow the owner the join's reply names, once, as the page does (live/liveLink.ts). */
+    private readonly follow: boolean,
   ) {
-    this.socket = io(url, { path: '/socket.io', transports: ['websocket'], forceNew: true, reconnection: true });
-    this.socket.io.on('open', () => {
-      this.socket.io.engine.on('packet', (packet: { type: string; data?: unknown }) => {
-        if (!measuring) return;
+    this.socket = this.open(undefined);
+  }
+
+  private open(replica: string | undefined): LiveSocket {
+    this.asked = replica;
+    const socket: LiveSocket = io(this.url, {
+      path: '/socket.io',
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: true,
+      ...(replica === undefined ? {} : { query: { replica } }),
+    });
+    const current = (): boolean => socket === this.socket;
+    socket.io.on('open', () => {
+      socket.io.engine.on('packet', (packet: { type: string; data?: unknown }) => {
+        if (!measuring || !current()) return;
         const data = packet.data;
         const size =
           1 + (typeof data === 'string' ? Buffer.byteLength(data) : data instanceof ArrayBuffer ? data.byteLength : 0);
@@ -46,36 +64,49 @@ class Viewer {
         bytesByEvent[name] = (bytesByEvent[name] ?? 0) + size;
       });
     });
-    this.socket.on('frame', (event) => {
-      if (!measuring) return;
+    socket.on('frame', (event) => {
+      if (!measuring || !current()) return;
       this.frames++;
       if (latencies.length < MAX_LATENCY_SAMPLES) latencies.push(Date.now() - event.frame.t);
     });
-    this.socket.on('disconnect', () => {
-      if (measuring) this.disconnected = true;
+    socket.on('disconnect', () => {
+      if (measuring && current()) this.disconnected = true;
     });
+    return socket;
   }
 
-  /** Connects and joins its target; resolves once the snapshot arrived. */
+  /** Connects and joins its target (on its owner when following); resolves once joined. */
   join(): Promise<void> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('viewer did not get a snapshot in time')), JOIN_TIMEOUT_MS);
-      this.socket.once('snapshot', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.socket.once('connect_error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
-      this.socket.on('connect', () => {
-        this.socket.emit('joinTarget', { targetId: this.targetId }, (reply) => {
-          if (!reply.ok) {
-            clearTimeout(timer);
-            reject(new Error(reply.error));
-          }
+      const attach = (socket: LiveSocket): void => {
+        socket.once('connect_error', (error) => {
+          clearTimeout(timer);
+          reject(error);
         });
-      });
+        socket.on('connect', () => {
+          socket.emit('joinTarget', { targetId: this.targetId }, (reply) => {
+            if (socket !== this.socket) return;
+            if (!reply.ok) {
+              clearTimeout(timer);
+              reject(new Error(reply.error));
+              return;
+            }
+            // The snapshot came before the reply. Another replica samples the target: go there.
+            const { owner, replica } = reply;
+            this.onOwner = owner !== undefined && owner === replica;
+            if (this.follow && this.asked === undefined && owner !== undefined && owner !== replica) {
+              this.socket = this.open(owner);
+              socket.disconnect();
+              attach(this.socket);
+              return;
+            }
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      };
+      attach(this.socket);
     });
   }
 
@@ -86,13 +117,18 @@ class Viewer {
 
 const viewers: Viewer[] = [];
 
-async function setViewers(url: string, count: number, targetIds: readonly string[] = ['embedded']): Promise<number> {
+async function setViewers(
+  url: string,
+  count: number,
+  targetIds: readonly string[] = ['embedded'],
+  follow = false,
+): Promise<number> {
   while (viewers.length > count) viewers.pop()?.close();
   while (viewers.length < count) {
     const first = viewers.length;
     const batch = Array.from(
       { length: Math.min(CONNECT_BATCH, count - viewers.length) },
-      (_, i) => new Viewer(url, targetIds[(first + i) % targetIds.length] ?? 'embedded'),
+      (_, i) => new Viewer(url, targetIds[(first + i) % targetIds.length] ?? 'embedded', follow),
     );
     viewers.push(...batch);
     await Promise.all(batch.map((viewer) => viewer.join()));
@@ -125,6 +161,7 @@ function measureStop(): ViewerStats {
     bytesByEvent: { ...bytesByEvent },
     latency: percentiles(latencies),
     disconnects: viewers.filter((viewer) => viewer.disconnected).length,
+    viewersOnOwner: viewers.filter((viewer) => viewer.onOwner).length,
     viewerProcessCpuPercent: (100 * (cpu.user + cpu.system)) / 1e6 / seconds,
   };
 }
@@ -148,7 +185,7 @@ process.on('message', (raw) => {
             id: request.id,
             ok: true,
             type: 'done',
-            viewers: await setViewers(request.url, request.count, request.targetIds),
+            viewers: await setViewers(request.url, request.count, request.targetIds, request.followOwner === true),
           });
           break;
         case 'measureStart':

@@ -56,9 +56,12 @@ export class ViewerPool {
     return message;
   }
 
-  /** Viewer i joins targetIds[i % length]: one target ('embedded') unless given. */
-  async setViewers(url: string, count: number, targetIds?: string[]): Promise<void> {
-    await this.request({ type: 'setViewers', url, count, ...(targetIds === undefined ? {} : { targetIds }) }, 90_000);
+  /** Viewer i joins targetIds[i % length]: one target ('embedded') unless given; followOwner: as the page does. */
+  async setViewers(url: string, count: number, targetIds?: string[], followOwner = false): Promise<void> {
+    await this.request(
+      { type: 'setViewers', url, count, ...(targetIds === undefined ? {} : { targetIds }), followOwner },
+      90_000,
+    );
   }
 
   async measureStart(): Promise<void> {

@@ -2,7 +2,8 @@
 
 export type ViewerRequest =
   /** Viewer i joins targetIds[i % length] ('embedded' when absent). */
-  | { id: number; type: 'setViewers'; url: string; count: number; targetIds?: string[] }
+  /** followOwner: each reconnects to the replica its join names as the owner (?replica=), as the page does. */
+  | { id: number; type: 'setViewers'; url: string; count: number; targetIds?: string[]; followOwner?: boolean }
   | { id: number; type: 'measureStart' }
   | { id: number; type: 'measureStop' }
   | { id: number; type: 'exit' };
@@ -21,6 +22,8 @@ export interface ViewerStats {
   latency: { n: number; p50: number; p95: number; p99: number; max: number };
   /** Viewers disconnected at some point in the window. */
   disconnects: number;
+  /** Viewers whose join was answered by their target's owner (replicas started with --replica-name). */
+  viewersOnOwner: number;
   /** CPU of the viewer process itself during the window, % of one core. */
   viewerProcessCpuPercent: number;
 }
