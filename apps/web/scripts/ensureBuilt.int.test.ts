@@ -48,7 +48,7 @@ function referencedAssets(html: string): string[] {
 
 describe('the dashboard build behind npm start', () => {
   it(
-    'builds at most once: a second prestart with unchanged sources leaves dist alone and prints nothing',
+    'builds at most once: a second prestart (dashboard and server) with unchanged sources leaves the builds alone and prints nothing',
     async () => {
       const first = await npm(['run', 'prestart', '--silent']);
       expect(first.code, first.stderr).toBe(0);
@@ -56,11 +56,19 @@ describe('the dashboard build behind npm start', () => {
       expect(first.stdout).toBe('');
       expect(first.stderr).toMatch(/^(aioscope: built the dashboard into \S+ in [\d.]+ s \([^)]+\)\n)?$/);
       const built = identity(INDEX);
+      // npm start runs the server workspace's prestart too: it compiles the server (build/start)
+      // the first time, as on a fresh clone, and says so in one line.
+      const server = await npm(['run', 'prestart', '--workspace', '@aioscope/server', '--silent']);
+      expect(server.code, server.stderr).toBe(0);
+      expect(server.stdout).toBe('');
+      expect(server.stderr).toMatch(/^(aioscope: built the server into \S+ in [\d.]+ s \([^)]+\)\n)?$/);
 
       const second = await npm(['run', 'prestart', '--silent']);
       expect(second).toEqual({ code: 0, stdout: '', stderr: '' });
       expect(identity(INDEX)).toEqual(built);
       expect(readStamp(DIST)?.files).toContain('index.html');
+      const serverAgain = await npm(['run', 'prestart', '--workspace', '@aioscope/server', '--silent']);
+      expect(serverAgain).toEqual({ code: 0, stdout: '', stderr: '' });
     },
     BUILD_TIMEOUT_MS,
   );
