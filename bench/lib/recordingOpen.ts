@@ -3,6 +3,7 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../apps/server/src/app/app.ts';
 import { OpenedRecordings } from '../../apps/server/src/history/openedRecordings.ts';
+import { RecordingIngestProcess } from '../../apps/server/src/history/recordingIngestProcess.ts';
 import { SYNTHETIC_START, syntheticHistory } from '../../apps/server/src/history/recordingFileFixture.ts';
 import { writeRecordingFile } from '../../apps/server/src/history/recordingFileWriter.ts';
 import { TargetMonitor } from '../../apps/server/src/sampler/targetMonitor.ts';
@@ -79,12 +80,17 @@ export async function runRecordingOpen(options: BenchOptions, parent: Cleanups):
       const childRss: number[] = [];
       const lateP95: number[] = [];
       const idleP95: number[] = [];
+      // As aioscope does: one ingest process for every file, started before the first (round 0 pays its start).
+      const ingestProcess = new RecordingIngestProcess();
       for (let round = 0; round < rounds; round++) {
         global.gc?.();
         idleP95.push((await timerLateness(() => new Promise((resolve) => setTimeout(resolve, 1_000)))).p95);
         // The file is checked in a child process: its peak RSS is memory the open adds too.
         let childPeakRss = 0;
-        const recordings = new OpenedRecordings({ onIngested: (cost) => (childPeakRss = cost.peakRssBytes) });
+        const recordings = new OpenedRecordings({
+          ingestProcess,
+          onIngested: (cost) => (childPeakRss = cost.peakRssBytes),
+        });
         const { app } = await buildApp({ monitors: new Map(), recordings, webRoot: '/nonexistent' });
         const rssBefore = process.memoryUsage.rss();
         let rssPeak = rssBefore;
@@ -112,6 +118,7 @@ export async function runRecordingOpen(options: BenchOptions, parent: Cleanups):
         childRss.push(childPeakRss / 1024 ** 2);
         lateP95.push(p95);
       }
+      ingestProcess.stop();
       results.push({
         label,
         counts,
@@ -158,13 +165,22 @@ export async function runRecordingOpen(options: BenchOptions, parent: Cleanups):
 
 const SAMPLER_RATE_HZ = 100;
 
+/**
+ * 'opening, new process': a process started for each file, as before the kept one (its start forks
+ * this process, blocking its thread); 'opening': the one kept process of aioscope.
+ */
+type JitterCondition = 'idle' | 'opening' | 'opening, new process';
+
 interface JitterWindow {
-  condition: 'idle' | 'opening';
+  condition: JitterCondition;
   frames: number;
   /** |interval − period| on the server's clock and at delivery to this thread, p95, ms. */
   serverJitterP95: number;
   deliveryJitterP95: number;
   skippedTicks: number;
+  /** How late a 10 ms timer on this thread fired: p95 and the largest, ms (a fork shows in the max). */
+  timerLateP95: number;
+  timerLateMax: number;
 }
 
 /**
@@ -184,14 +200,22 @@ async function samplerJitterDuringOpens(
     monitor.start();
     await waitForFrame(monitor, 10_000);
     await sleep(1_000);
-    const recordings = new OpenedRecordings();
+    const kept = new RecordingIngestProcess();
+    cleanups.add('kept ingest process', () => kept.stop());
+    const recordings = new OpenedRecordings({ ingestProcess: kept });
     cleanups.add('opened recordings', () => recordings.closeAll());
+    // Started (and its first file opened) before any window: aioscope's first file pays that once.
+    await openAndClose(recordings, file);
     const windows: JitterWindow[] = [];
     const rounds = options.quick ? 1 : Math.max(2, Math.round(3 * options.roundsScale));
     const period = 1000 / SAMPLER_RATE_HZ;
+    const orders: JitterCondition[][] = [
+      ['idle', 'opening', 'opening, new process'],
+      ['opening, new process', 'opening', 'idle'],
+    ];
     for (let round = 0; round < rounds; round++) {
       let openMs = 5_000;
-      for (const condition of round % 2 === 0 ? (['idle', 'opening'] as const) : (['opening', 'idle'] as const)) {
+      for (const condition of orders[round % 2] ?? []) {
         const times: number[] = [];
         const delivered: number[] = [];
         const skippedBefore = monitor.currentStatus().skippedTicks;
@@ -199,15 +223,22 @@ async function samplerJitterDuringOpens(
           times.push(frame.t);
           delivered.push(performance.now());
         });
-        if (condition === 'idle') await sleep(openMs);
-        else {
+        const { p95: timerLateP95, max: timerLateMax } = await timerLateness(async () => {
+          if (condition === 'idle') return sleep(openMs);
           const started = performance.now();
-          const slot = recordings.reserve();
-          if (slot === null) throw new Error('no slot');
-          const opened = await recordings.open(slot, file, 'jitter.aioscope.gz');
+          if (condition === 'opening') await openAndClose(recordings, file);
+          else {
+            const fresh = new RecordingIngestProcess();
+            const once = new OpenedRecordings({ ingestProcess: fresh });
+            try {
+              await openAndClose(once, file);
+            } finally {
+              fresh.stop();
+              await once.closeAll();
+            }
+          }
           openMs = performance.now() - started;
-          recordings.close(opened.targetId);
-        }
+        });
         off();
         const gaps = (values: number[]): number[] =>
           values.slice(1).map((value, index) => Math.abs(value - (values[index] ?? value) - period));
@@ -217,25 +248,37 @@ async function samplerJitterDuringOpens(
           serverJitterP95: percentiles(gaps(times)).p95,
           deliveryJitterP95: percentiles(gaps(delivered)).p95,
           skippedTicks: monitor.currentStatus().skippedTicks - skippedBefore,
+          timerLateP95,
+          timerLateMax,
         });
         log(`recording-open jitter, ${condition}: ${JSON.stringify(windows.at(-1))}`);
       }
     }
-    const of = (condition: JitterWindow['condition'], get: (window: JitterWindow) => number) =>
-      fmtSummary(summarize(windows.filter((window) => window.condition === condition).map(get)), 2);
+    const of = (get: (window: JitterWindow) => number): string =>
+      (['opening', 'opening, new process', 'idle'] as const)
+        .map((condition) => fmtSummary(summarize(windows.filter((w) => w.condition === condition).map(get)), 1))
+        .join(' / ');
     return {
       windows,
       row: {
         measurement: 'recording-open',
-        condition: `sampler at ${SAMPLER_RATE_HZ} Hz during cold scans, while the 1 h file opens vs not`,
+        condition:
+          `sampler at ${SAMPLER_RATE_HZ} Hz during cold scans, while the 1 h file opens in the kept process / ` +
+          'in a process started for it / not opening',
         result:
-          `jitter p95 on the server clock ${of('opening', (w) => w.serverJitterP95)} ms opening vs ` +
-          `${of('idle', (w) => w.serverJitterP95)} ms not; at delivery ${of('opening', (w) => w.deliveryJitterP95)} vs ` +
-          `${of('idle', (w) => w.deliveryJitterP95)} ms; skipped ticks ${of('opening', (w) => w.skippedTicks)} vs ${of('idle', (w) => w.skippedTicks)}; ` +
+          `jitter p95 on the server clock ${of((w) => w.serverJitterP95)} ms; at delivery ${of((w) => w.deliveryJitterP95)} ms; ` +
+          `skipped ticks ${of((w) => w.skippedTicks)}; this thread's 10 ms timer late at most ${of((w) => w.timerLateMax)} ms; ` +
           `load average ${loadavg()[0]?.toFixed(1) ?? '?'}`,
         target: 'unchanged',
         verdict: 'n/a',
       },
     };
   }, parent);
+}
+
+async function openAndClose(recordings: OpenedRecordings, file: string): Promise<void> {
+  const slot = recordings.reserve();
+  if (slot === null) throw new Error('no slot');
+  const opened = await recordings.open(slot, file, 'jitter.aioscope.gz');
+  recordings.close(opened.targetId);
 }

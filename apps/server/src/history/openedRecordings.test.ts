@@ -189,7 +189,11 @@ describe('OpenedRecordings: one ingest process for every file', { timeout: 60_00
   afterEach(() => {
     for (const made of processes.splice(0)) made.stop();
   });
-  function ownProcess(): { recordings: OpenedRecordings; ingest: RecordingIngestProcess; pids: number[] } {
+  function ownProcess(): {
+    recordings: OpenedRecordings;
+    ingest: RecordingIngestProcess;
+    pids: number[];
+  } {
     const ingest = new RecordingIngestProcess();
     processes.push(ingest);
     const pids: number[] = [];
@@ -241,6 +245,35 @@ describe('OpenedRecordings: one ingest process for every file', { timeout: 60_00
     expect(recordings.summaries()).toHaveLength(2);
   });
 });
+
+describe('OpenedRecordings: the ingest process when idle', { timeout: 60_000 }, () => {
+  it('ends after its idle time with no file, and the next file starts another', async () => {
+    const ingest = new RecordingIngestProcess(300);
+    const pids: number[] = [];
+    const recordings = catalog({ ingestProcess: ingest, onIngested: (cost) => pids.push(cost.pid) });
+    try {
+      await recordings.open(slotOf(recordings), file, 'a.aioscope.gz');
+      const first = pids[0];
+      if (first === undefined) throw new Error('no pid');
+      expect(ingest.pid).toBe(first);
+      await expect.poll(() => ingest.pid, { timeout: 10_000 }).toBeUndefined();
+      await expect.poll(() => isRunning(first), { timeout: 10_000 }).toBe(false);
+      await recordings.open(slotOf(recordings), file, 'b.aioscope.gz');
+      expect(pids[1]).not.toBe(first);
+    } finally {
+      ingest.stop();
+    }
+  });
+});
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('removeAbandonedRoots', () => {
   it('removes the roots of processes that no longer run and keeps those of running ones', async () => {
