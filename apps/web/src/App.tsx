@@ -233,7 +233,7 @@ export function App(): ReactNode {
                 </div>
               ) : null}
               {longRange && targetId !== null && time.view.mode === 'range' ? (
-                <LongRange targetId={targetId} view={time.view} target={target} onSelectRange={selectRange} />
+                <LongRange targetId={targetId} view={time.view} target={target} />
               ) : !live && past === null ? (
                 <div className="empty-state" data-testid="range-loading">
                   {time.pastLoading ? 'Reading the recorded samples…' : 'No samples for this range.'}

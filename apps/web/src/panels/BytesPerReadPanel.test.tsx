@@ -3,7 +3,7 @@ import type { IoStatDelta } from '@aioscope/spec';
 import { describe, expect, test } from 'vitest';
 import { page } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
-import { panelInputs } from '../testing/panelInputs.ts';
+import { panelInputs, rollupInputs } from '../testing/panelInputs.ts';
 import { recordedPayloads } from '../testing/recorded.ts';
 import { BytesPerReadPanel } from './BytesPerReadPanel.tsx';
 
@@ -48,5 +48,18 @@ describe('BytesPerReadPanel', () => {
     await expect.element(panel).toHaveTextContent(spaced(inputs.target.server?.ioCombineLimitBytes));
     await expect.element(panel).not.toHaveTextContent('Waiting for the first sample');
     await expect.element(panel.getByRole('img', { name: 'bytes per read over the last 60 seconds' })).toBeVisible();
+  });
+
+  test('over a long range: both figures of the whole range from the roll-ups, both lines per step', async () => {
+    const payloads = await recordedPayloads('pg18.6-io_uring');
+    const inputs = rollupInputs(payloads);
+    const counted = payloads.ioDeltas.filter((delta) => !delta.reset);
+    const exact = counted.reduce((sum, d) => sum + d.readBytes, 0) / counted.reduce((sum, d) => sum + d.reads, 0);
+    await render(<BytesPerReadPanel {...inputs} />);
+    await expect.element(panel.getByTestId('bytes-per-read-exact')).toHaveTextContent(spaced(exact));
+    await expect.element(panel.getByTestId('bytes-per-read-live')).not.toHaveTextContent('–');
+    await expect.element(panel).toHaveTextContent('1 s roll-ups of pg_aios at 20 Hz');
+    await expect.element(panel).toHaveTextContent('exact: pg_stat_io at 1 Hz, Δread_bytes / Δreads per 1 s, all reads');
+    await expect.element(panel.getByRole('img', { name: /^bytes per read over/ })).toBeVisible();
   });
 });

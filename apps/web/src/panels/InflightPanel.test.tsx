@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { page } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
 import { windowTextOf, WindowTextContext } from '../timeline/windowText.ts';
-import { panelInputs } from '../testing/panelInputs.ts';
+import { panelInputs, rollupInputs } from '../testing/panelInputs.ts';
 import { recordedPayloads } from '../testing/recorded.ts';
 import { InflightPanel } from './InflightPanel.tsx';
 
@@ -74,5 +74,34 @@ describe('InflightPanel', () => {
     await expect.element(panel.getByRole('button', { name: 'About peak, range' })).toBeVisible();
     await expect.element(panel).toHaveTextContent('up to the moment shown');
     await expect.element(panel).not.toHaveTextContent('the last 60 s');
+  });
+
+  test('over a long range it draws the same charts from roll-ups, and says they are roll-ups and their step', async () => {
+    const payloads = await recordedPayloads('pg19beta3-worker');
+    const inputs = rollupInputs(payloads);
+    const { from, to } = inputs.rollups;
+    const peak = Math.max(...payloads.frames.map((frame) => frame.inflight?.total.count ?? 0));
+    await render(
+      <WindowTextContext value={windowTextOf({ mode: 'range', from, to, at: to, speed: null }, null)}>
+        <InflightPanel {...inputs} />
+      </WindowTextContext>,
+    );
+    await expect
+      .element(panel)
+      .toHaveTextContent('1 s roll-ups of pg_aios (reads, operation readv) at 20 Hz, merged per 1 s');
+    await expect.element(panel.getByTestId('inflight-peak')).toHaveTextContent(String(peak));
+    await expect.element(panel.getByRole('img', { name: /^reads in flight by state over the range/ })).toBeVisible();
+    await expect.element(panel.getByRole('img', { name: /^bytes in flight over the range/ })).toBeVisible();
+    await expect.element(panel.getByRole('img', { name: 'reads in flight, max and mean per 1 s' })).toBeVisible();
+    // No "now" and no per-sample strip: a roll-up is not a sample.
+    await expect.element(panel.getByTestId('inflight-now')).not.toBeInTheDocument();
+    await expect.element(panel.getByRole('button', { name: 'About peak, range' })).toBeVisible();
+  });
+
+  test('over a long range of a role without pg_aios it says so instead of drawing zeros', async () => {
+    const inputs = rollupInputs(await recordedPayloads('pg18.6-io_uring-no-grants'));
+    await render(<InflightPanel {...inputs} />);
+    await expect.element(panel).toHaveTextContent('No sample of this range could read pg_aios');
+    await expect.element(panel.getByTestId('inflight-peak')).not.toBeInTheDocument();
   });
 });

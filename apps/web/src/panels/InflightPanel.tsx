@@ -1,17 +1,26 @@
 import { memo, useMemo, type ReactNode } from 'react';
-import { bucketValues, lineKey, SERIES, type IoMethod, type LiveWindowSummary, type SeriesLine } from '@aioscope/core';
+import {
+  lineKey,
+  SERIES,
+  type BucketRow,
+  type IoMethod,
+  type LiveWindowSummary,
+  type SeriesLine,
+} from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { LiveSampleStrip } from '../charts/LiveSampleStrip.tsx';
-import { chartSeries } from '../charts/seriesLines.ts';
+import { chartSeries, seriesReducer } from '../charts/seriesLines.ts';
 import { TimeSeriesChart, type Series } from '../charts/TimeSeriesChart.tsx';
 import { byteTicks } from '../charts/ticks.ts';
-import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
+import { useBucketRows } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import type { LiveStore } from '../live/liveStore.ts';
 import { NOW_FIGURES_INTERVAL_MS, useLatestFrame } from '../live/useLatestFrame.ts';
 import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
+import { rollupSource, rollupTotals, stepText, type RollupRange } from './rollupRange.ts';
+import { rollupLineRows } from '../timeline/rollupRows.ts';
 import { capitalize, LIVE_WINDOW_TEXT, useWindowText } from '../timeline/windowText.ts';
 
 const BYTES_LINE: SeriesLine = { series: SERIES.bytesInFlight, stat: 'mean' };
@@ -25,32 +34,15 @@ const inflightReads = (frame: LiveFrame): number | null => frame.inflight?.total
 const formatReads = (value: number): string => formatNumber(value, 1);
 const formatBytesInFlight = (value: number): string => formatBytes(value, 1);
 
-/**
- * Per bucket: mean reads in flight per state group (a breakdown the roll-ups do not keep, so it
- * stays here), and mean bytes in flight as core's SERIES computes it (the roll-ups' too).
- */
-function reducerFor(groups: readonly StateSeries[]): BucketReducer<LiveFrame> {
-  const empty = Object.fromEntries([...groups.map((g) => [g.key, null]), [BYTES_KEY, null]]) as Record<string, null>;
-  const reduce = (bucket: readonly LiveFrame[]): Record<string, number | null> => {
-    const sums: Record<string, number> = {};
-    let frames = 0;
-    for (const frame of bucket) {
-      if (frame.inflight === null) continue;
-      frames++;
-      for (const group of groups) {
-        let count = 0;
-        for (const state of group.states) count += frame.inflight.byState[state]?.count ?? 0;
-        sums[group.key] = (sums[group.key] ?? 0) + count;
-      }
-    }
-    if (frames === 0) return empty;
-    return {
-      ...Object.fromEntries(Object.entries(sums).map(([key, sum]) => [key, sum / frames])),
-      ...bucketValues([BYTES_LINE], { frames: bucket, deltas: [] }),
-    };
-  };
-  return { reduce, empty };
-}
+/** A long range's peaks: the largest sample and the mean per step, which a stacked mean hides. */
+const PEAK_LINES: SeriesLine[] = [
+  { series: SERIES.readsInFlight, stat: 'max' },
+  { series: SERIES.readsInFlight, stat: 'mean' },
+];
+const PEAK_SERIES: Series[] = PEAK_LINES.map((line) => chartSeries(line, `${line.stat} per step`));
+
+/** Per bucket or roll-up step: mean reads in flight per state group and mean bytes in flight (core SERIES). */
+const chartLines = (groups: readonly StateSeries[]): SeriesLine[] => [...groups.map((group) => group.line), BYTES_LINE];
 
 /** What the "now" figures say of their own rate (the strip under them draws every sample). */
 const NOW_FIGURES_RATE = `Shown ${1000 / NOW_FIGURES_INTERVAL_MS} times a second; the strip below draws every sample`;
@@ -95,7 +87,7 @@ const InflightNow = memo(function InflightNow({
   );
 });
 
-export interface InflightPanelProps {
+export interface InflightSamplesProps {
   frames: readonly LiveFrame[];
   /** The page's window summary (App): its peak and mean are this panel's figures. */
   summary: LiveWindowSummary;
@@ -108,7 +100,27 @@ export interface InflightPanelProps {
   stale: boolean;
 }
 
-export function InflightPanel({
+/** A panel of one range, whatever it is drawn from: the samples (live, ≤ 15 min) or roll-ups. */
+export type InflightPanelProps = InflightSamplesProps | RollupRange;
+
+export function InflightPanel(props: InflightPanelProps): ReactNode {
+  return 'rollups' in props ? <InflightOverRollups {...props} /> : <InflightOverSamples {...props} />;
+}
+
+/** The by-state series of the target's io_method, as chart lines and their legends. */
+function useStateSeries(target: TargetSummary | undefined): {
+  method: IoMethod | null;
+  lines: SeriesLine[];
+  series: Series[];
+} {
+  const method = ioMethodOfTarget(target);
+  return useMemo(() => {
+    const groups = inflightStateSeries(method);
+    return { method, lines: chartLines(groups), series: groups.map((group) => chartSeries(group.line, group.label)) };
+  }, [method]);
+}
+
+function InflightOverSamples({
   frames,
   summary,
   domain,
@@ -116,25 +128,13 @@ export function InflightPanel({
   target,
   store,
   stale,
-}: InflightPanelProps): ReactNode {
+}: InflightSamplesProps): ReactNode {
   const windowText = useWindowText();
-  const method = ioMethodOfTarget(target);
-  const groups = useMemo(() => inflightStateSeries(method), [method]);
-  const countSeries: Series[] = useMemo(() => groups.map(({ key, label, color }) => ({ key, label, color })), [groups]);
-  const reducer = useMemo(() => reducerFor(groups), [groups]);
+  const { method, lines, series } = useStateSeries(target);
+  const reducer = useMemo(() => seriesReducer(lines), [lines]);
   const rows = useBucketRows(frames, domain, bucketMs, reducer);
   const latest = frames[frames.length - 1];
   const counted = summary.inflightSamples;
-  const bytesTicks = useMemo(
-    () =>
-      byteTicks(
-        rows.reduce((max, row) => Math.max(max, row[BYTES_KEY] ?? 0), 0),
-        8 * 1024,
-        3,
-      ),
-    [rows],
-  );
-  const bytesDomain = useMemo((): [number, number | 'auto'] => [0, bytesTicks.at(-1) ?? 'auto'], [bytesTicks]);
   const rate = target?.sampleRateHz ?? 0;
   const unavailable = aiosUnavailableReason(target, latest);
   return (
@@ -174,29 +174,125 @@ export function InflightPanel({
             color="var(--series-1)"
             ariaLabel={`reads in flight at every sample over the last ${STRIP_WINDOW_MS / 1000} seconds`}
           />
-          <p className="chart-caption">
-            {capitalize(windowText.long)}, mean per {bucketMs} ms, by state:
-          </p>
-          <TimeSeriesChart
-            ariaLabel={`reads in flight by state over ${windowText.spoken}`}
+          <InflightCharts
+            caption={`${capitalize(windowText.long)}, mean per ${bucketMs} ms, by state:`}
             rows={rows}
-            series={countSeries}
-            kind="stackedArea"
+            stateSeries={series}
+            domain={domain}
+          />
+        </>
+      )}
+    </Panel>
+  );
+}
+
+/** The charts every range draws: reads in flight by state (stacked means) and bytes in flight. */
+function InflightCharts({
+  caption,
+  rows,
+  stateSeries,
+  domain,
+}: {
+  caption: string;
+  rows: readonly BucketRow[];
+  stateSeries: Series[];
+  domain: [number, number];
+}): ReactNode {
+  const windowText = useWindowText();
+  const bytesTicks = useMemo(
+    () =>
+      byteTicks(
+        rows.reduce((max, row) => Math.max(max, row[BYTES_KEY] ?? 0), 0),
+        8 * 1024,
+        3,
+      ),
+    [rows],
+  );
+  const bytesDomain = useMemo((): [number, number | 'auto'] => [0, bytesTicks.at(-1) ?? 'auto'], [bytesTicks]);
+  return (
+    <>
+      <p className="chart-caption">{caption}</p>
+      <TimeSeriesChart
+        ariaLabel={`reads in flight by state over ${windowText.spoken}`}
+        rows={rows}
+        series={stateSeries}
+        kind="stackedArea"
+        domain={domain}
+        yLabel="reads"
+        formatY={formatReads}
+      />
+      <TimeSeriesChart
+        ariaLabel={`bytes in flight over ${windowText.spoken}`}
+        rows={rows}
+        series={BYTES_SERIES}
+        kind="stackedArea"
+        domain={domain}
+        yLabel="bytes"
+        formatY={formatBytesInFlight}
+        yDomain={bytesDomain}
+        yTicks={bytesTicks}
+        height={130}
+      />
+    </>
+  );
+}
+
+/**
+ * A long range from roll-ups: the range's peak and mean, the largest sample and the mean per step,
+ * then the charts of every range. Roll-ups written before the store kept states leave the by-state
+ * chart blank there (not recorded), while the peaks still draw.
+ */
+function InflightOverRollups({ rollups, target }: RollupRange): ReactNode {
+  const windowText = useWindowText();
+  const { lines, series } = useStateSeries(target);
+  const rows = useMemo(() => rollupLineRows(rollups, lines), [rollups, lines]);
+  const peakRows = useMemo(() => rollupLineRows(rollups, PEAK_LINES), [rollups]);
+  const totals = useMemo(() => rollupTotals(rollups), [rollups]);
+  const domain = useMemo((): [number, number] => [rollups.from, rollups.to], [rollups]);
+  const rate = target?.sampleRateHz ?? 0;
+  const step = stepText(rollups);
+  return (
+    <Panel
+      title="Reads in flight"
+      testId="panel-inflight"
+      source={`${rollupSource('pg_aios (reads, operation readv)', rate, rollups, 'mean and max')} · figures: the whole range`}
+    >
+      {totals.peakReads === null ? (
+        <EmptyState>
+          No sample of this range could read pg_aios (PostgreSQL before 18, or a role without pg_read_all_stats).
+        </EmptyState>
+      ) : (
+        <>
+          <div className="figures">
+            <Figure
+              label={`peak, ${windowText.short}`}
+              value={formatNumber(totals.peakReads, 0)}
+              testId="inflight-peak"
+              explain={`Largest number of reads in flight in one sample over ${windowText.long} (the largest of the 1 s roll-ups' maxima). Short-lived reads between samples are not seen.`}
+            />
+            <Figure
+              label={`mean, ${windowText.short}`}
+              value={formatNumber(totals.meanReads, 1)}
+              explain={`Mean number of reads in flight per sample over ${windowText.long}, each step weighted by its samples.`}
+            />
+          </div>
+          <p className="chart-caption">Per {step}: the largest sample and the mean of the samples.</p>
+          <TimeSeriesChart
+            ariaLabel={`reads in flight, max and mean per ${step}`}
+            rows={peakRows}
+            series={PEAK_SERIES}
+            kind="line"
+            dots={false}
             domain={domain}
             yLabel="reads"
             formatY={formatReads}
-          />
-          <TimeSeriesChart
-            ariaLabel={`bytes in flight over ${windowText.spoken}`}
-            rows={rows}
-            series={BYTES_SERIES}
-            kind="stackedArea"
-            domain={domain}
-            yLabel="bytes"
-            formatY={formatBytesInFlight}
-            yDomain={bytesDomain}
-            yTicks={bytesTicks}
             height={130}
+          />
+          <InflightCharts
+            caption={`${capitalize(windowText.long)}, mean per ${step}, by state:`}
+            rows={rows}
+            stateSeries={series}
+            domain={domain}
           />
         </>
       )}

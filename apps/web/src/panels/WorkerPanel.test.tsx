@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'vitest';
 import { page } from 'vitest/browser';
 import { render } from 'vitest-browser-react';
-import { formatClockTime } from '../format.ts';
+import { formatClockTime, formatPercent } from '../format.ts';
 import { windowTextOf, WindowTextContext } from '../timeline/windowText.ts';
-import { panelInputs } from '../testing/panelInputs.ts';
+import { panelInputs, rollupInputs } from '../testing/panelInputs.ts';
 import { recordedPayloads } from '../testing/recorded.ts';
 import { WorkerPanel } from './WorkerPanel.tsx';
 
@@ -70,5 +70,26 @@ describe('WorkerPanel', () => {
     await expect.element(panel.getByTestId('worker-busy-now')).toHaveTextContent(`${busy} of ${at?.ioWorkers.length}`);
     await expect.element(panel.getByTestId('worker-verdict')).toHaveTextContent(`up to ${formatClockTime(at?.t ?? 0)}`);
     await expect.element(panel.getByRole('button', { name: 'About busy, range' })).toBeVisible();
+  });
+
+  test('over a long range: the busy share of the range from roll-ups, and the backlog with its max per step', async () => {
+    const payloads = await recordedPayloads('pg19beta3-worker');
+    const inputs = rollupInputs(payloads, { stepMs: 2_000 });
+    const pairs = payloads.frames.flatMap((frame) => frame.ioWorkers);
+    const busy = pairs.filter((worker) => worker.busy).length / pairs.length;
+    await render(<WorkerPanel {...inputs} />);
+    await expect
+      .element(panel.getByTestId('worker-busy-fraction'))
+      .toHaveTextContent(formatPercent(busy).replace(/\s/g, ' '));
+    await expect.element(panel).toHaveTextContent('merged per 2 s');
+    await expect.element(panel).toHaveTextContent('submitted reads, max per step');
+    await expect.element(panel.getByRole('img', { name: /^io worker backlog and pool size/ })).toBeVisible();
+    // Per-worker strips and "now" need the samples: not drawn from roll-ups.
+    await expect.element(workerList).not.toBeInTheDocument();
+  });
+
+  test('over a long range without io worker samples it says the range had none', async () => {
+    await render(<WorkerPanel {...rollupInputs(await recordedPayloads('pg18.6-io_uring'))} />);
+    await expect.element(panel).toHaveTextContent('No io worker was sampled in this range');
   });
 });

@@ -1,47 +1,40 @@
 import { useMemo, type ReactNode } from 'react';
-import { bucketValues, lineKey, SERIES, workerVerdict, type LiveWindowSummary, type SeriesLine } from '@aioscope/core';
+import { SERIES, workerVerdict, type BucketRow, type LiveWindowSummary, type SeriesLine } from '@aioscope/core';
 import type { LiveFrame, TargetSummary } from '@aioscope/spec';
 import { TimeSeriesChart, type ReferenceMark, type Series } from '../charts/TimeSeriesChart.tsx';
-import { chartSeries } from '../charts/seriesLines.ts';
-import { useBucketRows, type BucketReducer } from '../charts/useBucketRows.ts';
+import { chartSeries, seriesReducer } from '../charts/seriesLines.ts';
+import { useBucketRows } from '../charts/useBucketRows.ts';
 import { formatClockTime, formatNumber, formatPercent } from '../format.ts';
 import { ioMethodOfTarget, showsWorkerFigures } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { refusedReason } from './reasons.ts';
+import { rollupSource, rollupTotals, stepText, type RollupRange } from './rollupRange.ts';
 import { presentWorkerPids, presentWorkersOnly } from './workerPresence.ts';
+import { rollupLineRows } from '../timeline/rollupRows.ts';
 import { LIVE_WINDOW_TEXT, useWindowText } from '../timeline/windowText.ts';
 
 const BUSY_LINE: SeriesLine = { series: SERIES.workerBusy, stat: 'mean' };
 const BUSY_SERIES: Series[] = [chartSeries(BUSY_LINE)];
-const BACKLOG_SERIES: Series[] = [
-  { key: 'backlog', label: 'submitted reads (queued or executing)', color: 'var(--series-1)' },
-  { key: 'workers', label: 'io workers', color: 'var(--series-4)' },
+/** The backlog over the samples that read pg_aios, and the pool size, means per bucket or step (core SERIES). */
+const BACKLOG_LINE: SeriesLine = { series: SERIES.workerBacklog, stat: 'mean' };
+const POOL_LINE: SeriesLine = { series: SERIES.ioWorkers, stat: 'mean' };
+const BACKLOG_SERIES: Series[] = [chartSeries(BACKLOG_LINE), chartSeries(POOL_LINE)];
+/**
+ * A long range adds the largest backlog sample per step, in the colour of every max line; the pool
+ * size moves to another colour there so the two read apart.
+ */
+const BACKLOG_MAX_LINE: SeriesLine = { series: SERIES.workerBacklog, stat: 'max' };
+const ROLLUP_BACKLOG_SERIES: Series[] = [
+  chartSeries(BACKLOG_MAX_LINE, 'submitted reads, max per step'),
+  chartSeries(BACKLOG_LINE, 'submitted reads, mean per step'),
+  { ...chartSeries(POOL_LINE), color: 'var(--series-5)' },
 ];
+const CHART_LINES: SeriesLine[] = [BUSY_LINE, BACKLOG_LINE, POOL_LINE];
+const ROLLUP_LINES: SeriesLine[] = [...CHART_LINES, BACKLOG_MAX_LINE];
 /** Cells per worker strip: one per 2 s over the 60 s window. */
 const STRIP_CELLS = 30;
 
-/**
- * Per bucket: the busy share as core's SERIES computes it (the roll-ups' too); the backlog and the
- * pool size as means over every sample of the bucket (a sample without pg_aios counts no backlog).
- */
-function busyBucket(bucket: readonly LiveFrame[]): Record<string, number | null> {
-  let backlog = 0;
-  let workers = 0;
-  for (const frame of bucket) {
-    workers += frame.ioWorkers.length;
-    backlog += frame.inflight?.workerBacklog ?? 0;
-  }
-  return {
-    ...bucketValues([BUSY_LINE], { frames: bucket, deltas: [] }),
-    backlog: backlog / bucket.length,
-    workers: workers / bucket.length,
-  };
-}
-
-const BUSY_REDUCER: BucketReducer<LiveFrame> = {
-  reduce: busyBucket,
-  empty: { [lineKey(BUSY_LINE)]: null, backlog: null, workers: null },
-};
+const BUSY_REDUCER = seriesReducer(CHART_LINES);
 const SHARE_DOMAIN: [number, number] = [0, 1];
 const formatCount = (value: number): string => formatNumber(value, 1);
 
@@ -98,7 +91,7 @@ function poolLimits(settings: NonNullable<TargetSummary['server']>['settings'] =
   return marks;
 }
 
-export interface WorkerPanelProps {
+export interface WorkerSamplesProps {
   frames: readonly LiveFrame[];
   /** summarizeLiveWindow(frames), computed once for the page. */
   summary: LiveWindowSummary;
@@ -112,7 +105,17 @@ export interface WorkerPanelProps {
   momentFrames?: readonly LiveFrame[];
 }
 
-export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentFrames }: WorkerPanelProps): ReactNode {
+/** A panel of one range, whatever it is drawn from: the samples (live, ≤ 15 min) or roll-ups. */
+export type WorkerPanelProps = WorkerSamplesProps | RollupRange;
+
+export function WorkerPanel(props: WorkerPanelProps): ReactNode {
+  return 'rollups' in props ? <WorkerOverRollups {...props} /> : <WorkerOverSamples {...props} />;
+}
+
+const TITLE = 'io worker saturation';
+const SOURCE = "pg_stat_activity (backend_type = 'io worker'; busy = wait event other than IoWorkerMain)";
+
+function WorkerOverSamples({ frames, summary, domain, bucketMs, target, momentFrames }: WorkerSamplesProps): ReactNode {
   const windowText = useWindowText();
   const rows = useBucketRows(frames, domain, bucketMs, BUSY_REDUCER);
   const strips = useMemo(() => workerStrips(frames, domain), [frames, domain]);
@@ -141,11 +144,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
   const workersNow = latest?.ioWorkers.length ?? 0;
   const rate = target?.sampleRateHz ?? 0;
   return (
-    <Panel
-      title="io worker saturation"
-      testId="panel-workers"
-      source={`pg_stat_activity (backend_type = 'io worker'; busy = wait event other than IoWorkerMain), sampled at ${rate} Hz`}
-    >
+    <Panel title={TITLE} testId="panel-workers" source={`${SOURCE}, sampled at ${rate} Hz`}>
       {reason !== null ? (
         <EmptyState>{reason}</EmptyState>
       ) : (frames[frames.length - 1]?.ioWorkers.length ?? 0) === 0 && frames.length > 0 ? (
@@ -177,30 +176,7 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
               explain="io workers not in IoWorkerMain at the latest sample (in a past range: the sample at the moment shown)."
             />
           </div>
-          <TimeSeriesChart
-            ariaLabel={`io worker busy fraction over ${windowText.spoken}`}
-            rows={rows}
-            series={BUSY_SERIES}
-            kind="stackedArea"
-            domain={domain}
-            yLabel="busy"
-            yDomain={SHARE_DOMAIN}
-            formatY={formatPercent}
-            height={130}
-          />
-          <TimeSeriesChart
-            ariaLabel={`io worker backlog and pool size over ${windowText.spoken}`}
-            rows={rows}
-            series={BACKLOG_SERIES}
-            kind="line"
-            domain={domain}
-            yLabel="count"
-            unit=""
-            formatY={formatCount}
-            height={120}
-            dots={false}
-            references={references}
-          />
+          <WorkerCharts rows={rows} backlogSeries={BACKLOG_SERIES} domain={domain} references={references} />
           <ul className="worker-list" aria-label="busy fraction per io worker">
             {listed.map((worker) => {
               const now = latest?.ioWorkers.find((candidate) => candidate.pid === worker.pid);
@@ -227,6 +203,89 @@ export function WorkerPanel({ frames, summary, domain, bucketMs, target, momentF
               );
             })}
           </ul>
+        </>
+      )}
+    </Panel>
+  );
+}
+
+/** The charts every range draws: the busy share, and the backlog beside the pool size. */
+function WorkerCharts({
+  rows,
+  backlogSeries,
+  domain,
+  references,
+}: {
+  rows: readonly BucketRow[];
+  backlogSeries: Series[];
+  domain: [number, number];
+  references: ReferenceMark[];
+}): ReactNode {
+  const windowText = useWindowText();
+  return (
+    <>
+      <TimeSeriesChart
+        ariaLabel={`io worker busy fraction over ${windowText.spoken}`}
+        rows={rows}
+        series={BUSY_SERIES}
+        kind="stackedArea"
+        domain={domain}
+        yLabel="busy"
+        yDomain={SHARE_DOMAIN}
+        formatY={formatPercent}
+        height={130}
+      />
+      <TimeSeriesChart
+        ariaLabel={`io worker backlog and pool size over ${windowText.spoken}`}
+        rows={rows}
+        series={backlogSeries}
+        kind="line"
+        domain={domain}
+        yLabel="count"
+        unit=""
+        formatY={formatCount}
+        height={120}
+        dots={false}
+        references={references}
+      />
+    </>
+  );
+}
+
+/**
+ * A long range from roll-ups: the range's busy share and the charts of every range, the backlog's
+ * largest sample per step added. Whether workers were sampled is the range's own answer: the
+ * server's io_method may have changed since.
+ */
+function WorkerOverRollups({ rollups, target }: RollupRange): ReactNode {
+  const windowText = useWindowText();
+  const rows = useMemo(() => rollupLineRows(rollups, ROLLUP_LINES), [rollups]);
+  const totals = useMemo(() => rollupTotals(rollups), [rollups]);
+  const domain = useMemo((): [number, number] => [rollups.from, rollups.to], [rollups]);
+  const settings = target?.server?.settings;
+  const references = useMemo(() => poolLimits(settings), [settings]);
+  return (
+    <Panel
+      title={TITLE}
+      testId="panel-workers"
+      source={`${rollupSource(SOURCE, target?.sampleRateHz ?? 0, rollups, 'busy share, mean and max')} · figures: the whole range`}
+    >
+      {totals.workerSamples === 0 ? (
+        <EmptyState>No io worker was sampled in this range (io_method is not worker, or no samples).</EmptyState>
+      ) : (
+        <>
+          <div className="figures">
+            <Figure
+              label={`busy, ${windowText.short}`}
+              value={formatPercent(totals.workerBusyShare)}
+              testId="worker-busy-fraction"
+              explain={`Share of (io worker × sample) pairs in which the worker was not idle in IoWorkerMain, over ${windowText.long} (${formatNumber(totals.workerSamples, 0)} pairs).`}
+            />
+          </div>
+          <p className="chart-caption">
+            Per {stepText(rollups)}: share of (io worker × sample) pairs not idle; submitted reads and io workers.
+          </p>
+          <WorkerCharts rows={rows} backlogSeries={ROLLUP_BACKLOG_SERIES} domain={domain} references={references} />
         </>
       )}
     </Panel>

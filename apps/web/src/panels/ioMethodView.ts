@@ -2,8 +2,10 @@ import {
   ioMethodOf,
   relevantWaitEvents,
   settingApplies,
+  STATE_SERIES,
   stateGroups,
   type IoMethod,
+  type SeriesLine,
   type StateGroup,
 } from '@aioscope/core';
 import type { ServerSetting, TargetSummary } from '@aioscope/spec';
@@ -17,21 +19,14 @@ export function ioMethodOfTarget(target: TargetSummary | undefined): IoMethod | 
   return ioMethodOf(target?.server?.ioMethod);
 }
 
-/** Each state group keeps its colour whatever the method calls it. */
-const STATE_COLORS: Record<StateGroup['key'], string> = {
-  submitted: 'var(--series-1)',
-  completedIo: 'var(--series-2)',
-  completed: 'var(--series-3)',
-  preparing: 'var(--series-4)',
-};
-
 export interface StateSeries extends StateGroup {
-  color: string;
+  /** The group's series in core's SERIES (its colour kept whatever the method calls it). */
+  line: SeriesLine;
 }
 
 /** The reads-in-flight series, named for the server's io_method ("in the kernel" under io_uring). */
 export function inflightStateSeries(method: IoMethod | null): StateSeries[] {
-  return stateGroups(method).map((group) => ({ ...group, color: STATE_COLORS[group.key] }));
+  return stateGroups(method).map((group) => ({ ...group, line: { series: STATE_SERIES[group.key], stat: 'mean' } }));
 }
 
 /**
