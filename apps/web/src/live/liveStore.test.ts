@@ -43,6 +43,19 @@ describe('LiveStore.replace', () => {
   });
 });
 
+describe('LiveStore.addFrame', () => {
+  it('drops a frame a snapshot already carried (a relayed frame the snapshot overtook), and keeps newer ones', () => {
+    const store = new LiveStore();
+    store.addFrame(frame(1_000));
+    store.replace(snapshot([frame(1_000), frame(1_050), frame(1_100)]));
+    store.addFrame(frame(1_050));
+    store.addFrame(frame(1_100));
+    store.addFrame(frame(1_150));
+    expect(store.frames.map((f) => f.t)).toEqual([1_000, 1_050, 1_100, 1_150]);
+    expect(store.repeatedFrames).toBe(2);
+  });
+});
+
 describe('LiveStore.showMoment', () => {
   // A recorded PostgreSQL 18 server whose processes list loses a process now and then between samples.
   const recorded = buildPayloads(recordedServers()[1] as Parameters<typeof buildPayloads>[0]);

@@ -73,6 +73,8 @@ export class LiveStore {
   /** Browser clock minus server clock at the newest frame: maps "now" onto the server's timeline. */
   clockOffsetMs = 0;
   lastReceivedAt: number | null = null;
+  /** Frames dropped by addFrame as already held (a snapshot that overtook them). */
+  repeatedFrames = 0;
   version = 0;
   private readonly listeners = new Set<(change: StoreChange) => void>();
 
@@ -113,7 +115,18 @@ export class LiveStore {
     this.changed();
   }
 
+  /**
+   * Appends a frame newer than every frame held. One at or before the newest is one a snapshot
+   * already carried: relayed from another replica, a frame and the owner's snapshot travel apart
+   * through the adapter, so the snapshot can overtake a frame it includes. A target's frames come
+   * from one sampler at a time in time order, so nothing newer is ever dropped.
+   */
   addFrame(frame: LiveFrame): void {
+    const newest = this.frames[this.frames.length - 1];
+    if (newest !== undefined && frame.t <= newest.t) {
+      this.repeatedFrames++;
+      return;
+    }
     if (frame.scans !== undefined) this.scans = frame.scans;
     appendBounded(this.frames, frame, MAX_CLIENT_FRAMES);
     trimBefore(this.frames, frame.t - WINDOW_MS - 5_000);
