@@ -14,6 +14,7 @@
  *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
  *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
  *   npm run bench -- --only history-browser  # past ranges, a recording file and replay drawn in Chromium
+ *   npm run bench -- --only adapter      # the live adapter's engine, Redis streams vs PostgreSQL LISTEN/NOTIFY, at the team load (A/B/A)
  *   npm run bench -- --only team         # 3 replicas, shared store, Redis, nginx: 60 targets, 300 viewers, 5 kills (--quick: 12, 30, 2)
  *   npm run bench -- --only page-ab --baseline-web DIR  # an earlier build of the page against this one, interleaved
  *
@@ -40,6 +41,7 @@ import { checkWebBuild, snapshotBaselineWeb, useWebBuild } from './lib/dashboard
 import { runFanout } from './lib/fanout.ts';
 import { runFleet } from './lib/fleet.ts';
 import { runTeam } from './lib/team.ts';
+import { runAdapterChoice } from './lib/adapterChoice.ts';
 import { runHistoryBrowser } from './lib/historyBrowser.ts';
 import { runLatency } from './lib/latency.ts';
 import { runMetricsScrape } from './lib/metricsScrape.ts';
@@ -72,6 +74,7 @@ const MEASUREMENTS = [
   'fleet',
   'page-ab',
   'team',
+  'adapter',
 ] as const;
 type MeasurementName = (typeof MEASUREMENTS)[number];
 const DEFAULT_SET: MeasurementName[] = [
@@ -300,6 +303,9 @@ async function main(): Promise<number> {
             break;
           case 'team':
             print(await runTeam(options, cleanups));
+            break;
+          case 'adapter':
+            print(await runAdapterChoice(options, cleanups));
             break;
           case 'page-ab': {
             if (options.baselineWeb === null) throw new BenchUsageError('page-ab needs --baseline-web DIR');

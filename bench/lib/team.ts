@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { historyFramesSchema, targetListSchema } from '@aioscope/spec';
@@ -19,7 +18,7 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
-import { processCpuSeconds } from './proc.ts';
+import { postmasterPid, treeCpuSeconds } from './processTree.ts';
 import { fmt, max, median } from './stats.ts';
 import { ViewerPool } from './viewerPool.ts';
 
@@ -31,44 +30,12 @@ const GOALS = { cpuPerTargetPercent: 0.5, remoteP95Ms: 25, failoverMs: 5_000 };
 
 type Replica = { name: string; run: CliRun; url: string };
 
-/** A process and its descendants (a PostgreSQL postmaster and its backends): CPU seconds now. */
-function treeCpuSeconds(rootPid: number): number {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = new Set([rootPid]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const [pid, parent] of parents)
-      if (tree.has(parent) && !tree.has(pid)) {
-        tree.add(pid);
-        grew = true;
-      }
-  }
-  return [...tree].reduce((sum, pid) => sum + (processCpuSeconds(pid) ?? 0), 0);
-}
-
 async function folderBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
     if (entry.isFile()) total += (await stat(path.join(entry.parentPath, entry.name)).catch(() => ({ size: 0 }))).size;
   }
   return total;
-}
-
-function postmasterPid(rootDir: string): number {
-  for (const entry of readdirSync(rootDir, { recursive: true, encoding: 'utf8' })) {
-    if (path.basename(entry) === 'postmaster.pid')
-      return Number(readFileSync(path.join(rootDir, entry), 'utf8').split('\n')[0]);
-  }
-  throw new Error(`no postmaster.pid under ${rootDir}`);
 }
 
 async function ownersOf(
