@@ -5,7 +5,7 @@ import { createAdapter as createPostgresAdapter } from '@socket.io/postgres-adap
 import { createAdapter as createRedisStreamsAdapter } from '@socket.io/redis-streams-adapter';
 import pg from 'pg';
 import { createClient } from 'redis';
-import { Server } from 'socket.io';
+import { Server, type ServerOptions } from 'socket.io';
 import { io as connectSocket, type Socket as ClientSocket } from 'socket.io-client';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import type { LiveFrame, LiveSnapshot, ProcessView } from '@aioscope/spec';
@@ -61,45 +61,44 @@ function listen(server: HttpServer): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
+/** An owning server and another one, each on its own adapter instance of one engine. */
+async function serverPair(
+  adapters: [ServerOptions['adapter'], ServerOptions['adapter']],
+): Promise<Pick<Relay, 'owner' | 'other' | 'otherPort'>> {
+  const [ownerHttp, otherHttp] = [createServer(), createServer()];
+  const owner = new Server(ownerHttp, { adapter: adapters[0] });
+  const other = new Server(otherHttp, { adapter: adapters[1] });
+  await listen(ownerHttp);
+  return { owner, other, otherPort: await listen(otherHttp) };
+}
+
 async function redisRelay(redis: RunningRedis): Promise<Relay> {
   const clients = [createClient({ url: redis.url }), createClient({ url: redis.url })];
   await Promise.all(clients.map((client) => client.connect()));
-  const [ownerHttp, otherHttp] = [createServer(), createServer()];
-  const owner = new Server(ownerHttp, { adapter: createRedisStreamsAdapter(clients[0]) });
-  const other = new Server(otherHttp, { adapter: createRedisStreamsAdapter(clients[1]) });
-  await listen(ownerHttp);
-  const otherPort = await listen(otherHttp);
+  const pair = await serverPair([createRedisStreamsAdapter(clients[0]), createRedisStreamsAdapter(clients[1])]);
   return {
-    owner,
-    other,
-    otherPort,
+    ...pair,
     enginePid: redis.pid() ?? 0,
     close: async () => {
-      await Promise.all([owner.close(), other.close()]);
+      await Promise.all([pair.owner.close(), pair.other.close()]);
       await Promise.all(clients.map((client) => client.quit()));
     },
   };
 }
 
 async function postgresRelay(config: pg.PoolConfig, enginePid: number): Promise<Relay> {
-  const pools = [new pg.Pool(config), new pg.Pool(config)];
-  for (const pool of pools) pool.on('error', (error) => log(`adapter pool: ${error.message}`));
-  await pools[0]?.query(
+  const [first, second] = [new pg.Pool(config), new pg.Pool(config)];
+  for (const pool of [first, second]) pool.on('error', (error) => log(`adapter pool: ${error.message}`));
+  await first.query(
     'CREATE TABLE IF NOT EXISTS socket_io_attachments (id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)',
   );
-  const [ownerHttp, otherHttp] = [createServer(), createServer()];
-  const owner = new Server(ownerHttp, { adapter: createPostgresAdapter(pools[0] as pg.Pool) });
-  const other = new Server(otherHttp, { adapter: createPostgresAdapter(pools[1] as pg.Pool) });
-  await listen(ownerHttp);
-  const otherPort = await listen(otherHttp);
+  const pair = await serverPair([createPostgresAdapter(first), createPostgresAdapter(second)]);
   return {
-    owner,
-    other,
-    otherPort,
+    ...pair,
     enginePid,
     close: async () => {
-      await Promise.all([owner.close(), other.close()]);
-      await Promise.all(pools.map((pool) => pool.end()));
+      await Promise.all([pair.owner.close(), pair.other.close()]);
+      await Promise.all([first.end(), second.end()]);
     },
   };
 }
