@@ -24,6 +24,8 @@ const nextPaint = (): Promise<void> => new Promise((resolve) => requestAnimation
  * paints alone were not always enough on a busy machine (the observer's report came later).
  */
 async function reportedOffScreen(): Promise<void> {
+  // From the top: an earlier test scrolled its panel into view, and the page may keep that scroll.
+  window.scrollTo(0, 0);
   const node = page.getByTestId('held').element();
   await new Promise<void>((resolve) => {
     const observer = new IntersectionObserver(
