@@ -367,7 +367,10 @@ describe('history: pause, zoom, events, replay, share', () => {
     await expect.poll(() => third.dashboard.rangeOfUrl()).toEqual({ from: scan.from, to: scan.to });
     expect(third.dashboard.momentOfUrl()).toBe(scan.to);
     await third.dashboard.page.getByTestId('inflight-now').waitFor();
-    expect(await third.dashboard.page.getByTestId('inflight-now').innerText()).not.toBe('–');
+    // The figure appears before the file's frames reach it: wait for its value, not only the element.
+    await expect
+      .poll(() => third.dashboard.page.getByTestId('inflight-now').innerText(), { timeout: 15_000 })
+      .not.toBe('–');
     expect(await third.dashboard.page.getByTestId('connection-state').innerText()).toBe('recording file');
     expect([...first.errors, ...second.errors, ...third.errors].join('\n')).toBe('');
   });
