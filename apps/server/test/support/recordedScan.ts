@@ -2,7 +2,9 @@ import type pg from 'pg';
 import type { IoStatDelta } from '@aioscope/spec';
 import type { HistoryReader } from '../../src/history/historyReader.ts';
 import { present } from './historyTarget.ts';
-import { waitUntil } from './polling.ts';
+import { sleep, waitUntil } from './polling.ts';
+
+const SECOND_MS = 1_000;
 
 export interface RecordedScanSetup {
   scanner: pg.Client;
@@ -26,7 +28,10 @@ export async function recordScanWith(
   const { scanner, deltas, history } = setup;
   await scanner.query(`SET io_combine_limit = ${ioCombineLimit}`);
   await setup.beforeScan?.();
-  const from = Date.now();
+  // A range holds the roll-ups whose second starts in it: started mid-second, a scan counted in
+  // that same second would fall outside its own range, so the scan waits for a second to start.
+  await sleep(SECOND_MS - (Date.now() % SECOND_MS));
+  const from = Math.floor(Date.now() / SECOND_MS) * SECOND_MS;
   const seen = deltas.length;
   await scanner.query(`SELECT count(*) FROM ${setup.table}`);
   await waitUntil(() => deltas.slice(seen).some((delta) => delta.reads > 0), 20_000, 'the scan in pg_stat_io');
