@@ -263,10 +263,13 @@ describe('history: pause, zoom, events, replay, share', () => {
     await expect.poll(() => dashboard.inflightPeak(), { timeout: 30_000 }).toBeGreaterThan(0);
     const expectSteps = async (act: () => Promise<void>, direction: -1 | 1, times: number): Promise<void> => {
       for (let i = 0; i < times; i++) {
-        const before = shownIndex(dashboard.momentOfUrl());
+        const beforeAt = dashboard.momentOfUrl();
+        const before = shownIndex(beforeAt);
         await act();
         await expect
-          .poll(() => shownIndex(dashboard.momentOfUrl()), { message: `step ${i + 1} of ${times}` })
+          .poll(() => shownIndex(dashboard.momentOfUrl()), {
+            message: `step ${i + 1} of ${times} from the moment ${beforeAt} (sample ${before})`,
+          })
           .toBe(before + direction);
       }
     };

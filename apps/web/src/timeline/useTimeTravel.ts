@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useState } from 'react';
 import { MAX_RAW_RANGE_MS, type HistoryFrames, type IoStatDelta, type LiveFrame, type ScanView } from '@aioscope/spec';
 import { useHistoryFrames } from '../api/history.ts';
 import type { TimeAxis } from '../charts/timeSeriesLayers.ts';
@@ -91,29 +91,36 @@ export function useTimeTravel(
     query.data !== undefined && rawRange !== null && query.data.from === rawRange.from ? query.data : null;
   const data = useFrozen ? frozen : fetched;
 
+  // Each move is made from the newest location (the URL's), not this render's: a replay tick or a
+  // step not yet drawn would otherwise be undone by the next click (a step after a pause on a busy
+  // page landed one sample short).
   const setView = useCallback(
     (next: TimeView) => {
       if (next.mode === 'live' || next.speed === null) setPlayingState(false);
-      setLocation({ ...location, view: wholeMsView(next) });
+      setLocation((newest) => ({ ...newest, view: wholeMsView(next) }));
     },
-    [location, setLocation],
+    [setLocation],
   );
-  const setMoment = useCallback(
-    (at: number) => {
-      if (location.view.mode !== 'range') return;
-      setLocation({ ...location, view: { ...location.view, at: Math.round(clampAt(location.view, at)) } }, 'replace');
-    },
-    [location, setLocation],
+  const moveMoment = useCallback(
+    (move: (view: RangeView) => number | null) =>
+      setLocation((newest) => {
+        if (newest.view.mode !== 'range') return newest;
+        const at = move(newest.view);
+        if (at === null) return newest;
+        return { ...newest, view: { ...newest.view, at: Math.round(clampAt(newest.view, at)) } };
+      }, 'replace'),
+    [setLocation],
   );
+  const setMoment = useCallback((at: number) => moveMoment(() => at), [moveMoment]);
   const setPlaying = useCallback((next: boolean) => setPlayingState(next), []);
+  const rangeFrames = data?.frames ?? null;
   const step = useCallback(
     (direction: -1 | 1) => {
-      if (range === null || data === null) return;
+      if (rangeFrames === null) return;
       setPlayingState(false);
-      const next = stepMoment(data.frames, range.at, direction);
-      if (next !== null) setMoment(next);
+      moveMoment((view) => stepMoment(rangeFrames, view.at, direction));
     },
-    [range, data, setMoment],
+    [rangeFrames, moveMoment],
   );
   const pause = useCallback(
     (live: LiveStore, domainEnd: number) => {
@@ -121,38 +128,31 @@ export function useTimeTravel(
       const from = to - WINDOW_MS;
       setFrozen(frozenCopy(live, from, to));
       setPlayingState(false);
-      setLocation({ ...location, view: { mode: 'range', from, to, at: to, speed: null } });
+      setLocation((newest) => ({ ...newest, view: { mode: 'range', from, to, at: to, speed: null } }));
     },
-    [location, setLocation],
+    [setLocation],
   );
 
-  // The replay clock reads the newest range and setter through refs: were they dependencies, every
-  // move of the moment (four a second) would restart the timer and lose the time since its last tick
-  // (4x measured 3.69x).
-  const rangeNow = useRef(range);
-  const setMomentNow = useRef(setMoment);
-  useLayoutEffect(() => {
-    rangeNow.current = range;
-    setMomentNow.current = setMoment;
-  });
   const replaySpeed = range?.speed ?? null;
   // The replay clock: moves the moment on while playing, stops at the range's end.
   useEffect(() => {
     if (!playing || replaySpeed === null) return undefined;
     // The playhead moves by the wall time that passed, not by a fixed step per tick: a late tick
-    // (a busy page) would otherwise slow the replay down.
+    // (a busy page) would otherwise slow the replay down. moveMoment is made once, so a move does
+    // not restart the timer (restarting lost the time since the last tick: 4x measured 3.69x).
     let last = performance.now();
     const timer = window.setInterval(() => {
-      const current = rangeNow.current;
-      if (current === null) return;
       const now = performance.now();
-      const next = current.at + (now - last) * replaySpeed;
+      const elapsed = now - last;
       last = now;
-      if (next >= current.to) setPlayingState(false);
-      setMomentNow.current(Math.min(next, current.to));
+      moveMoment((view) => {
+        const next = view.at + elapsed * replaySpeed;
+        if (next >= view.to) setPlayingState(false);
+        return Math.min(next, view.to);
+      });
     }, REPLAY_TICK_MS);
     return () => window.clearInterval(timer);
-  }, [playing, replaySpeed]);
+  }, [playing, replaySpeed, moveMoment]);
 
   const sampleIntervalMs = 1000 / (sampleRateHz || 20);
   // The moment's instant views (scan map, processes, the store the strip reads), computed with the
