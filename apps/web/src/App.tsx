@@ -250,6 +250,7 @@ export function App(): ReactNode {
                         bucketMs={shownBucketMs}
                         target={target}
                         store={store}
+                        newest={past !== null ? past.momentFrames.at(-1) : clock.newest}
                         stale={past === null && clock.stale}
                       />
                     </HeldOffscreen>

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { TargetStatus } from '@aioscope/spec';
 import { LiveStore } from './liveStore.ts';
 import { SamplePaintClock } from './samplePaintClock.ts';
 import { quietFrame as frame } from './testFrames.ts';
@@ -36,6 +37,8 @@ function twoViews(): { frames: { run: () => number }; store: LiveStore; calls: s
   clock.subscribe(() => calls.push('figures'));
   return { frames, store, calls };
 }
+
+const status: TargetStatus = { state: 'live', message: null, since: 0, lastFrameAt: null, skippedTicks: 0 };
 
 describe('SamplePaintClock', () => {
   beforeEach(() => {
@@ -87,30 +90,24 @@ describe('SamplePaintClock', () => {
     expect(listener).not.toHaveBeenCalled();
   });
 
-  it('runs a paced view at shared draws no closer than its interval, and shows the last change when its time comes', () => {
+  it('draws for a new sample or a replaced newest one, not for a change that brings no sample', () => {
     const frames = manualDraws();
     const store = new LiveStore();
     const clock = new SamplePaintClock(store, 40);
-    const calls: string[] = [];
-    clock.subscribe(() => {
-      frames.count();
-      calls.push('strip');
-    });
-    clock.subscribe(() => calls.push(`figures ${store.latestFrame()?.t}`), 250);
-
+    clock.subscribe(frames.count);
     store.addFrame(frame(1_000));
-    frames.run();
-    for (const t of [1_050, 1_100, 1_150]) {
-      vi.advanceTimersByTime(50);
-      store.addFrame(frame(t));
-      frames.run();
-    }
-    expect(calls).toEqual(['strip', 'figures 1000', 'strip', 'strip', 'strip']);
-
-    // No more samples: the draw asked for at 250 ms shows the newest one.
-    // (The fake clock runs a zero-delay timer set inside another timer a millisecond later.)
-    vi.advanceTimersByTime(101);
     expect(frames.run()).toBe(1);
-    expect(calls.slice(5)).toEqual(['strip', 'figures 1150']);
+
+    vi.advanceTimersByTime(100);
+    store.setStatus(status);
+    store.setProcesses([], 1_000);
+    expect(frames.run()).toBe(0);
+
+    // A snapshot after a reconnect replaces the frames: the strip must show them.
+    store.replace({ targetId: 'embedded', frames: [frame(900), frame(1_100)], ioDeltas: [], status, processes: [] });
+    expect(frames.run()).toBe(1);
+    vi.advanceTimersByTime(100);
+    store.addFrame(frame(1_150));
+    expect(frames.run()).toBe(1);
   });
 });

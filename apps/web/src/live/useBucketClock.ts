@@ -23,6 +23,12 @@ export interface BucketView {
   domainEnd: number;
   /** The frames of the window [domainEnd - WINDOW_MS, domainEnd); none while frames are not followed. */
   frames: readonly LiveFrame[];
+  /**
+   * The store's newest frame at the render, past the window's end: the "now" figures, which change
+   * in the same commit as the charts beside them (one rendering update of the page per bucket, not
+   * one more for the figures alone).
+   */
+  newest: LiveFrame | undefined;
   deltas: readonly IoStatDelta[];
   scans: readonly ScanView[];
   processRows: readonly ProcessRow[];
@@ -60,6 +66,7 @@ export function bucketViewOf(
     browserNow,
     domainEnd,
     frames: keepIfSame(previous?.frames, frames),
+    newest: followFrames ? store.latestFrame() : undefined,
     deltas: keepIfSame(previous?.deltas, store.deltas.slice()),
     scans: store.scans,
     processRows: store.processRows,

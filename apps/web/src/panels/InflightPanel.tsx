@@ -15,7 +15,6 @@ import { byteTicks } from '../charts/ticks.ts';
 import { useBucketRows } from '../charts/useBucketRows.ts';
 import { formatBytes, formatNumber } from '../format.ts';
 import type { LiveStore } from '../live/liveStore.ts';
-import { NOW_FIGURES_INTERVAL_MS, useLatestFrame } from '../live/useLatestFrame.ts';
 import { inflightStateSeries, ioMethodOfTarget, showsWorkerFigures, type StateSeries } from './ioMethodView.ts';
 import { EmptyState, Figure, Panel } from './Panel.tsx';
 import { aiosUnavailableReason } from './reasons.ts';
@@ -45,19 +44,27 @@ const PEAK_SERIES: Series[] = PEAK_LINES.map((line) => chartSeries(line, `${line
 const chartLines = (groups: readonly StateSeries[]): SeriesLine[] => [...groups.map((group) => group.line), BYTES_LINE];
 
 /** What the "now" figures say of their own rate (the strip under them draws every sample). */
-const NOW_FIGURES_RATE = `Shown ${1000 / NOW_FIGURES_INTERVAL_MS} times a second; the strip below draws every sample`;
+const nowFiguresRate = (nowText: string): string =>
+  `Shown ${nowText}, with the chart; the strip below draws every sample`;
 
-/** The newest sample's figures, rendered 4 times a second at a tick of the strip (useLatestFrame). */
+/**
+ * The newest sample's figures, rendered with the charts (once per bucket live, at every moment of
+ * a past range): a number read by a person needs no more, and a change of their text on its own
+ * cost the page a rendering update (style, layout, paint, commit) of its own.
+ */
 const InflightNow = memo(function InflightNow({
-  store,
+  newest,
   stale,
   method,
+  nowText,
 }: {
-  store: LiveStore;
+  newest: LiveFrame | undefined;
   stale: boolean;
   method: IoMethod | null;
+  /** When the figures change: "every 500 ms" live, "at the moment shown" in a past range. */
+  nowText: string;
 }): ReactNode {
-  const newest = useLatestFrame(store);
+  const rateText = nowFiguresRate(nowText);
   // Stale (no frame for 2 s, or the target is not live): the last sample is no longer "now".
   const latest = stale ? undefined : newest;
   return (
@@ -66,13 +73,13 @@ const InflightNow = memo(function InflightNow({
         label="now"
         value={formatNumber(latest?.inflight?.total.count ?? null, 0)}
         testId="inflight-now"
-        explain={`Read I/Os listed in pg_aios at the latest sample (any state), issued by any process. ${NOW_FIGURES_RATE}.`}
+        explain={`Read I/Os listed in pg_aios at the latest sample (any state), issued by any process. ${rateText}.`}
       />
       <Figure
         label="bytes now"
         value={formatBytes(latest?.inflight?.total.bytes ?? null)}
         testId="inflight-bytes-now"
-        explain={`Sum of pg_aios.length over the reads in flight at the latest sample. ${NOW_FIGURES_RATE}.`}
+        explain={`Sum of pg_aios.length over the reads in flight at the latest sample. ${rateText}.`}
       />
       {/* Only io workers have a backlog: under io_uring a SUBMITTED read is in the kernel. */}
       {showsWorkerFigures(method) ? (
@@ -80,7 +87,7 @@ const InflightNow = memo(function InflightNow({
           label="worker backlog now"
           value={formatNumber(latest?.inflight?.workerBacklog ?? null, 0)}
           testId="inflight-worker-backlog"
-          explain={`SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL. ${NOW_FIGURES_RATE}.`}
+          explain={`SUBMITTED reads that io workers must run (not f_sync, not f_localmem): queued or executing. A proxy: the worker queue itself is not exposed in SQL. ${rateText}.`}
         />
       ) : null}
     </>
@@ -96,6 +103,8 @@ export interface InflightSamplesProps {
   target: TargetSummary | undefined;
   /** For the per-sample strip, which redraws on every frame without re-rendering the panel. */
   store: LiveStore;
+  /** The newest sample as of this render (live: at the bucket clock's tick; a past range: the moment's). */
+  newest: LiveFrame | undefined;
   /** The newest frame is too old to call "now" (see LiveStore.isStale). */
   stale: boolean;
 }
@@ -127,9 +136,11 @@ function InflightOverSamples({
   bucketMs,
   target,
   store,
+  newest,
   stale,
 }: InflightSamplesProps): ReactNode {
   const windowText = useWindowText();
+  const nowText = windowText === LIVE_WINDOW_TEXT ? `every ${bucketMs} ms` : 'at the moment shown';
   const { method, lines, series } = useStateSeries(target);
   const reducer = useMemo(() => seriesReducer(lines), [lines]);
   const rows = useBucketRows(frames, domain, bucketMs, reducer);
@@ -141,14 +152,14 @@ function InflightOverSamples({
     <Panel
       title="Reads in flight"
       testId="panel-inflight"
-      source={`pg_aios (reads, operation readv), sampled at ${rate} Hz · now: shown at ${1000 / NOW_FIGURES_INTERVAL_MS} Hz · chart: mean per ${bucketMs} ms`}
+      source={`pg_aios (reads, operation readv), sampled at ${rate} Hz · now: ${nowText} · chart: mean per ${bucketMs} ms`}
     >
       {unavailable !== null ? (
         <EmptyState>{unavailable}</EmptyState>
       ) : (
         <>
           <div className="figures figures-live">
-            <InflightNow store={store} stale={stale} method={method} />
+            <InflightNow newest={newest} stale={stale} method={method} nowText={nowText} />
             <Figure
               label={`peak, ${windowText.short}`}
               value={formatNumber(summary.peakInflightReads, 0)}

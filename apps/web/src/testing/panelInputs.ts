@@ -13,6 +13,8 @@ export interface PanelInputs {
   bucketMs: number;
   target: TargetSummary;
   store: LiveStore;
+  /** The newest frame received, as the bucket clock reads it at a render. */
+  newest: LiveFrame | undefined;
   stale: boolean;
 }
 
@@ -29,6 +31,7 @@ export function panelInputs(payloads: RecordedPayloads, frames: LiveFrame[] = pa
     bucketMs: 500,
     target: payloads.summary,
     store,
+    newest: frames.at(-1),
     stale: false,
   };
 }
