@@ -24,7 +24,11 @@ function manualDraws(): { run: () => number; count: () => void } {
   };
 }
 
-/** A clock (40 ms minimum interval) followed by two views, the strip and the figures, that log their calls. */
+/**
+ * A clock (40 ms minimum interval) followed by two views that log their calls: the strip, and a
+ * second one standing for any other per-sample drawing (the "now" figures no longer are: they change
+ * with the charts' bucket render), so a draw is shown to run every subscriber once.
+ */
 function twoViews(): { frames: { run: () => number }; store: LiveStore; calls: string[] } {
   const frames = manualDraws();
   const store = new LiveStore();
