@@ -52,6 +52,19 @@ async function ownersOf(
 
 const ownedOnce = (owners: Map<string, string[]>): boolean => [...owners.values()].every((o) => o.length === 1);
 
+/**
+ * Each target owned once and no replica over its even share (rounded up), so the hand-overs of
+ * replicas started one after another are over: "owned once" alone is also true while the first
+ * replica still holds everything, and a target it then gives back is briefly sampled by no one.
+ */
+function settled(owners: Map<string, string[]>, replicas: readonly Replica[]): boolean {
+  if (!ownedOnce(owners)) return false;
+  const share = Math.ceil(owners.size / replicas.length);
+  const counts = new Map<string, number>();
+  for (const [owner] of owners.values()) if (owner !== undefined) counts.set(owner, (counts.get(owner) ?? 0) + 1);
+  return replicas.every((replica) => (counts.get(replica.name) ?? 0) <= share);
+}
+
 async function until(
   condition: () => Promise<boolean>,
   timeoutMs: number,
@@ -163,7 +176,12 @@ async function killOwner(
     `${victim.name}-${round}`,
   ]);
   replicas.splice(replicas.indexOf(victim), 1, { name: victim.name, ...back });
-  await until(async () => ownedOnce(await ownersOf(fleet, replicas, ids)), 30_000, 'ownership after the return', 200);
+  await until(
+    async () => settled(await ownersOf(fleet, replicas, ids), replicas),
+    30_000,
+    'ownership after the return',
+    200,
+  );
   await sleep(2_000);
   return { victim: victim.name, targets: lost.length, failoverMs, framesLost, duplicates };
 }
@@ -191,7 +209,12 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     }
     const nginx = await startTeamNginx(replicas.map((r) => Number(new URL(r.url).port)));
     cleanups.add('nginx', () => nginx.stop());
-    await until(async () => ownedOnce(await ownersOf(fleet, replicas, ids)), 60_000, 'each target owned once', 500);
+    await until(
+      async () => settled(await ownersOf(fleet, replicas, ids), replicas),
+      60_000,
+      'each target owned once, shares even',
+      500,
+    );
     await until(async () => (await fleet.sampled(nginx.url)).length === ids.length, 60_000, 'every target live', 500);
 
     const store = await connect(fleet.store, { database: 'team' });
