@@ -187,8 +187,13 @@ export type OpenedRecording = z.infer<typeof openedRecordingSchema>;
  */
 
 export const RECORDING_FORMAT = 'aioscope-recording';
-/** Bumped when a reader of an older version could misread a file; newer files are refused. */
-export const RECORDING_VERSION = 1;
+/**
+ * Bumped when a reader of an older version could misread a file; newer files are refused.
+ * 2: the file may carry its own 1 s roll-ups ('rollup' lines after the records, counted in
+ * counts.rollups), so opening it need not parse every frame (version 1 readers would refuse the
+ * unknown line kind with a confusing message instead of naming the version).
+ */
+export const RECORDING_VERSION = 2;
 /** Suggested file name suffix. */
 export const RECORDING_EXTENSION = '.aioscope.gz';
 
@@ -197,6 +202,8 @@ export const recordingCountsSchema = z.object({
   ioDeltas: z.number().int().min(0),
   processes: z.number().int().min(0),
   events: z.number().int().min(0),
+  /** 'rollup' lines: present when the file carries its own roll-ups (version 2 on). */
+  rollups: z.number().int().min(0).optional(),
 });
 export type RecordingCounts = z.infer<typeof recordingCountsSchema>;
 
@@ -216,11 +223,42 @@ export const recordingHeaderSchema = z.object({
 });
 export type RecordingHeader = z.infer<typeof recordingHeaderSchema>;
 
+/**
+ * One second of roll-ups as the store keeps it (core's RollupAccumulator: sums and maxima, so
+ * seconds add up into longer steps exactly), t being the second's start.
+ */
+export const recordingRollupSchema = z.object({
+  t: z.number(),
+  frames: z.number(),
+  inflightFrames: z.number(),
+  readsSum: z.number(),
+  readsMax: z.number(),
+  bytesSum: z.number(),
+  bytesMax: z.number(),
+  newReads: z.number(),
+  newReadBytes: z.number(),
+  workerSamples: z.number(),
+  workerBusy: z.number(),
+  backlogFrames: z.number(),
+  backlogSum: z.number(),
+  backlogMax: z.number(),
+  stateFrames: z.number(),
+  stateSums: z.record(z.enum(AIO_STATES), z.number()),
+  waitSums: z.record(z.string(), z.number()),
+  statReads: z.number(),
+  statReadBytes: z.number(),
+  sampleMsSum: z.number(),
+  sampleMsMax: z.number(),
+  skippedTicks: z.number(),
+});
+export type RecordingRollup = z.infer<typeof recordingRollupSchema>;
+
 export const recordingLineSchema = z.discriminatedUnion('k', [
   z.object({ k: z.literal('frame'), v: liveFrameSchema }),
   z.object({ k: z.literal('ioDelta'), v: ioStatDeltaSchema }),
   z.object({ k: z.literal('processes'), v: processesSnapshotSchema }),
   z.object({ k: z.literal('event'), v: historyEventSchema }),
+  z.object({ k: z.literal('rollup'), v: recordingRollupSchema }),
   z.object({ k: z.literal('end'), counts: recordingCountsSchema }),
 ]);
 export type RecordingLine = z.infer<typeof recordingLineSchema>;

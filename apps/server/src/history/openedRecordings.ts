@@ -12,6 +12,8 @@ import {
 import { RECORDING_TARGET, type IngestedRecording } from './recordingIngest.ts';
 import { sharedIngestProcess, type IngestCost, type RecordingIngestProcess } from './recordingIngestProcess.ts';
 import { TemporaryFolders } from './temporaryFolders.ts';
+import { checkRecordedBody } from './recordedBodyCheck.ts';
+import { SamplesFile } from './recordingSamples.ts';
 import { StoreHistoryReader } from './storeReader.ts';
 
 /** Longest file name kept for display; the rest of a name says nothing more. */
@@ -56,6 +58,7 @@ const isSlot = (slot: OpenSlot): slot is Slot => 'adopted' in slot;
 interface OpenEntry {
   history: HistoryReader;
   attached: AttachedRecording;
+  samples: SamplesFile;
   folder: string;
   bytes: number;
   summary: TargetSummary;
@@ -142,7 +145,8 @@ export class OpenedRecordings implements HistoryCatalog {
       const { ingested, cost } = await this.ingestProcess.ingest({ file, folder, limits });
       this.options.onIngested?.(cost);
       if (path.dirname(file) === folder) await rm(file, { force: true });
-      const bytes = (await stat(ingested.database)).size;
+      // On disk: the database (roll-ups, events, the samples' index) and the samples' bodies.
+      const bytes = (await stat(ingested.database)).size + (await stat(ingested.samplesFile)).size;
       const maxBytes = this.options.maxBytes ?? MAX_OPENED_RECORDING_BYTES;
       const held = this.heldBytes();
       if (held + bytes > maxBytes) {
@@ -207,12 +211,17 @@ export class OpenedRecordings implements HistoryCatalog {
     const { header } = ingested;
     const span = header.range.to - header.range.from;
     const attached = await this.databases.attach(ingested.database, {
-      rawChunks: ingested.rawChunks,
       limits: { rawMs: span, rollupMs: span, maxBytes: ingested.compressedBytes },
     });
     const { target, server, capabilities, sampleRateHz, statRateHz } = header;
     const description = { target, server, capabilities, sampleRateHz, statRateHz };
-    const history = new StoreHistoryReader(id, attached, () => description, RECORDING_TARGET);
+    // Its samples may have been stored unparsed (the file rolled itself up): checked as they are read.
+    const samples = new SamplesFile(ingested.samplesFile);
+    const history = new StoreHistoryReader(id, attached, () => description, {
+      storedAs: RECORDING_TARGET,
+      parseBody: checkRecordedBody,
+      samples,
+    });
     const file = displayFileName(fileName);
     const summary: TargetSummary = {
       id,
@@ -233,7 +242,7 @@ export class OpenedRecordings implements HistoryCatalog {
       demoWorkload: false,
       recording: { from: header.range.from, to: header.range.to, fileName: file },
     };
-    this.entries.set(id, { history, attached, folder, bytes, summary });
+    this.entries.set(id, { history, attached, samples, folder, bytes, summary });
     const maxOpen = this.options.maxOpen ?? MAX_OPEN_RECORDINGS;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= maxOpen) break;
@@ -245,6 +254,8 @@ export class OpenedRecordings implements HistoryCatalog {
 
   private async discard(entry: OpenEntry): Promise<void> {
     await entry.attached.detach().catch(() => undefined);
+    // After the detach: it waits for the reads in flight, which may still read the samples file.
+    await entry.samples.close().catch(() => undefined);
     await this.folders.remove(entry.folder);
   }
 }

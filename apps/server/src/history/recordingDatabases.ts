@@ -13,7 +13,6 @@ const DUCKDB_OPTIONS = { threads: '1', memory_limit: OPENED_RECORDINGS_MEMORY_LI
 
 /** What an attached recording says of itself where the recorder's store reports its state. */
 export interface AttachedRecordingInfo {
-  rawChunks: readonly number[];
   /** Nothing ages out of a file: its own span is what is kept, its size the limit. */
   limits: RecordingLimits;
 }
@@ -57,8 +56,9 @@ export class AttachedRecording implements StoreReads {
     return run;
   }
 
+  /** None: an opened file's samples are in its samples file (recordingSamples.ts). */
   rawChunks(): number[] {
-    return [...this.info.rawChunks];
+    return [];
   }
 
   async detach(): Promise<void> {

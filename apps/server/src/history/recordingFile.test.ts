@@ -2,12 +2,14 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDING_VERSION, recordingHeaderSchema, type LiveFrame } from '@aioscope/spec';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
+import type { RollupAccumulator } from '@aioscope/core';
+import { RECORDING_VERSION, recordingHeaderSchema, type LiveFrame, type RecordingRollup } from '@aioscope/spec';
 import { RecordingFileError, recordingFileName } from './recordingFile.ts';
 import { SYNTHETIC_START, syntheticHistory, syntheticRecording } from './recordingFileFixture.ts';
 import { readRecording } from './recordingFileReader.ts';
 import { writeRecordingFile } from './recordingFileWriter.ts';
+import { SecondRollups } from './secondRollups.ts';
 
 const DURATION_MS = 130_000; // more than two of the writer's one-minute chunks
 const source = syntheticRecording({ durationMs: DURATION_MS });
@@ -40,6 +42,14 @@ async function refusal(bytes: Buffer): Promise<string> {
   return (error as Error).message;
 }
 
+/** What the recorder rolls the source's frames and deltas up to, second by second. */
+function expectedRollups(): RollupAccumulator[] {
+  const rollups = new SecondRollups();
+  for (const frame of source.frames) rollups.addFrame(frame);
+  for (const delta of source.ioDeltas) rollups.addIoDelta(delta);
+  return rollups.takeAll().sort((a, b) => a.t - b.t);
+}
+
 describe('recording file round trip', () => {
   it('reads back every record as written, in the same order', async () => {
     const loaded = await readRecording(file);
@@ -58,8 +68,21 @@ describe('recording file round trip', () => {
     expect(header.capabilities).toEqual(source.header.capabilities);
     expect(header.sampleRateHz).toBe(20);
     expect(header.range).toEqual(range);
-    expect(header.counts).toEqual(source.header.counts);
-    expect(JSON.parse(lines().at(-1) ?? '')).toEqual({ k: 'end', counts: source.header.counts });
+    const counts = { ...source.header.counts, rollups: expectedRollups().length };
+    expect(header.counts).toEqual(counts);
+    expect(JSON.parse(lines().at(-1) ?? '')).toEqual({ k: 'end', counts });
+  });
+
+  it("carries its own 1 s roll-ups after the records: the recorder's accumulators over what it holds", async () => {
+    const loaded = await readRecording(file);
+    // The file's schema is core's accumulator, field for field (checked by tsc).
+    expectTypeOf<RecordingRollup>().toEqualTypeOf<RollupAccumulator>();
+    expect(loaded.rollups).toEqual(expectedRollups());
+    expect(loaded.rollups?.length).toBe(DURATION_MS / 1000);
+    const kinds = lines()
+      .slice(1, -1)
+      .map((line) => (JSON.parse(line) as { k: string }).k);
+    expect(kinds.indexOf('rollup')).toBe(kinds.length - DURATION_MS / 1000);
   });
 
   it('starts a file cut from the middle with the scan map in force there, not with none', async () => {
@@ -177,6 +200,26 @@ describe('recording file refusals', () => {
     const header = JSON.parse(outside[0] ?? '') as { range: { from: number; to: number } };
     outside[0] = JSON.stringify({ ...header, range: { from: header.range.from, to: header.range.from + 1_000 } });
     expect(await refusal(gzipLines(outside))).toMatch(/outside the file's range/);
+  });
+
+  it('refuses roll-ups out of order, in a file that counts none, or that are not roll-ups', async () => {
+    const all = lines();
+    const first = all.findIndex((line) => line.startsWith('{"k":"rollup"'));
+    const swapped = [...all];
+    swapped.splice(first, 2, all[first + 1] ?? '', all[first] ?? '');
+    expect(await refusal(gzipLines(swapped))).toMatch(
+      new RegExp(`^corrupted: line ${first + 2}: roll-up .* is not after the previous one's`),
+    );
+    const uncounted = [...all];
+    const header = JSON.parse(all[0] ?? '') as { counts: Record<string, number> };
+    const counts = { ...header.counts, rollups: undefined };
+    uncounted[0] = JSON.stringify({ ...header, counts });
+    expect(await refusal(gzipLines(uncounted))).toBe(
+      `corrupted: line ${first + 1} is a roll-up, but the header counts none`,
+    );
+    const broken = [...all];
+    broken[first] = (all[first] ?? '').replace('"frames":', '"frames":"many","was":');
+    expect(await refusal(gzipLines(broken))).toMatch(new RegExp(`^corrupted: line ${first + 1}: v.frames: `));
   });
 
   it('refuses a file over the size limits before reading all of it', async () => {

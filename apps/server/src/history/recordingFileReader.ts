@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, type ZlibOptions } from 'node:zlib';
 import type { ZodError } from 'zod';
+import { stepStart } from '@aioscope/core';
 import {
   RECORDING_FORMAT,
   RECORDING_VERSION,
@@ -14,6 +15,7 @@ import {
   type RecordingCounts,
   type RecordingHeader,
   type RecordingLine,
+  type RecordingRollup,
 } from '@aioscope/spec';
 import {
   DEFAULT_RECORDING_LIMITS,
@@ -22,6 +24,7 @@ import {
   type RecordingLimits,
 } from './recordingFile.ts';
 import { isCertainlyValidLine } from './recordingLineCheck.ts';
+import { rawSampleOf, sliceValue, type RawSample, type RawSampleKind } from './recordingRawLine.ts';
 
 /**
  * Reads a recording file, checking every line against the spec's schemas. Anything wrong refuses
@@ -35,6 +38,8 @@ export interface LoadedRecording {
   ioDeltas: IoStatDelta[];
   processes: ProcessesSnapshot[];
   events: HistoryEvent[];
+  /** The file's own 1 s roll-ups, read from a file (none when it carries none; not needed to write one). */
+  rollups?: RecordingRollup[];
   compressedBytes: number;
 }
 
@@ -95,10 +100,15 @@ function parseHeader(text: string): RecordingHeader {
 }
 
 const sameCounts = (a: RecordingCounts, b: RecordingCounts): boolean =>
-  a.frames === b.frames && a.ioDeltas === b.ioDeltas && a.processes === b.processes && a.events === b.events;
+  a.frames === b.frames &&
+  a.ioDeltas === b.ioDeltas &&
+  a.processes === b.processes &&
+  a.events === b.events &&
+  a.rollups === b.rollups;
 
 const describeCounts = (c: RecordingCounts): string =>
-  `${c.frames} frames, ${c.ioDeltas} pg_stat_io deltas, ${c.processes} process tables, ${c.events} events`;
+  `${c.frames} frames, ${c.ioDeltas} pg_stat_io deltas, ${c.processes} process tables, ${c.events} events` +
+  (c.rollups === undefined ? '' : `, ${c.rollups} roll-ups`);
 
 /** A record as the file holds it. */
 export type RecordingRecord = Exclude<RecordingLine, { k: 'end' }>;
@@ -116,6 +126,13 @@ export interface RecordingSink {
    * before the next line (a sink writing to disk keeps up so).
    */
   record(record: RecordingRecord, line: Buffer | null): void | Promise<void>;
+  /**
+   * A sink that can take samples unparsed: given, and the file carrying its own roll-ups, every
+   * frame, delta and processes table comes here instead of record(), in the writer's layout
+   * unparsed and unchecked (recordingRawLine.ts), else checked and encoded. Their bodies must be
+   * checked when read back (`checkRecordedBody`). The body is a view valid during the call only.
+   */
+  rawSample?(sample: RawSample): void | Promise<void>;
 }
 
 /** What a scan of a whole file found, once every check passed. */
@@ -126,13 +143,34 @@ export interface ScannedRecording {
   uncompressedBytes: number;
 }
 
+/** A checked sample record as a RawSample: its value's text sliced from the line when it can be. */
+function checkedSample(
+  record: Extract<RecordingRecord, { k: RawSampleKind }>,
+  line: Buffer,
+  onlyKindAndValue: boolean,
+): RawSample {
+  const sliced = onlyKindAndValue ? sliceValue(record.k, line) : null;
+  return {
+    kind: record.k,
+    t: record.v.t,
+    hasScans: record.k === 'frame' && record.v.scans !== undefined,
+    body: sliced ?? Buffer.from(JSON.stringify(record.v)),
+  };
+}
+
+const isSampleKind = (kind: string): kind is RawSampleKind =>
+  kind === 'frame' || kind === 'ioDelta' || kind === 'processes';
+
 /** The line-by-line state: what was read so far and what the next line must respect. */
 class RecordingParser {
   private lineNumber = 0;
   private header: RecordingHeader | null = null;
   private ended: RecordingCounts | null = null;
   private lastT = -Infinity;
+  private lastRollupT = -Infinity;
   private records = 0;
+  /** Samples go to sink.rawSample: the sink takes them so and the file rolls itself up. */
+  private raw = false;
   private readonly found: RecordingCounts = { frames: 0, ioDeltas: 0, processes: 0, events: 0 };
 
   constructor(
@@ -144,37 +182,85 @@ class RecordingParser {
     return this.header !== null;
   }
 
-  /** One line, as text and as the bytes it was decoded from. */
-  line(text: string, bytes: Buffer): void | Promise<void> {
+  /** One line, as the bytes it is (decoded here, and only when it must be parsed). */
+  line(bytes: Buffer): void | Promise<void> {
     this.lineNumber++;
     if (this.header === null) {
-      this.header = parseHeader(text);
+      this.header = parseHeader(bytes.toString('utf8'));
+      if (this.header.counts.rollups !== undefined) this.found.rollups = 0;
+      this.raw = this.header.counts.rollups !== undefined && this.sink.rawSample !== undefined;
       return;
     }
     const where = `line ${this.lineNumber}`;
     if (this.ended !== null) throw new RecordingFileError(`corrupted: ${where} follows the end record`);
-    const json = parseJson(text);
+    if (this.raw) {
+      const sample = rawSampleOf(bytes);
+      if (sample !== null) {
+        this.count(sample.kind, sample.t, where);
+        return this.sink.rawSample?.(sample);
+      }
+    }
+    const json = parseJson(bytes.toString('utf8'));
     if (json === undefined) throw new RecordingFileError(`corrupted: ${where} is not JSON`);
     const record = isCertainlyValidLine(json) ? json : parseLine(json, where);
     if (record.k === 'end') {
       this.ended = record.counts;
       return;
     }
-    const { t } = record.v;
-    const { from, to } = this.header.range;
+    if (record.k === 'rollup') {
+      this.countRollup(record.v.t, where);
+      return this.sink.record(record, null);
+    }
+    this.count(record.k, record.v.t, where);
+    const onlyKindAndValue = Object.keys(json as object).length === 2;
+    if (this.raw && isSampleKind(record.k)) {
+      return this.sink.rawSample?.(
+        checkedSample(record as Extract<RecordingRecord, { k: RawSampleKind }>, bytes, onlyKindAndValue),
+      );
+    }
+    return this.sink.record(record, onlyKindAndValue ? bytes : null);
+  }
+
+  /** A record of the time line: in order, in the file's range, within the limit, counted. */
+  private count(kind: Exclude<RecordingRecord['k'], 'rollup'>, t: number, where: string): void {
+    const header = this.header as RecordingHeader;
+    const { from, to } = header.range;
     if (t < this.lastT) {
       throw new RecordingFileError(`corrupted: ${where}: time ${t} is before the previous record's ${this.lastT}`);
     }
     if (t < from || t >= to) throw new RecordingFileError(`corrupted: ${where}: time ${t} is outside the file's range`);
     this.lastT = t;
+    this.countRecord();
+    if (kind === 'frame') this.found.frames++;
+    else if (kind === 'ioDelta') this.found.ioDeltas++;
+    else if (kind === 'processes') this.found.processes++;
+    else this.found.events++;
+  }
+
+  /** Roll-ups follow the records, in their own time order, one per second at most. */
+  private countRollup(t: number, where: string): void {
+    const header = this.header as RecordingHeader;
+    if (this.found.rollups === undefined) {
+      throw new RecordingFileError(`corrupted: ${where} is a roll-up, but the header counts none`);
+    }
+    if (t <= this.lastRollupT) {
+      throw new RecordingFileError(
+        `corrupted: ${where}: roll-up ${t} is not after the previous one's ${this.lastRollupT}`,
+      );
+    }
+    const { from, to } = header.range;
+    if (t < stepStart(from) || t >= to) {
+      throw new RecordingFileError(`corrupted: ${where}: roll-up ${t} is outside the file's range`);
+    }
+    this.lastRollupT = t;
+    this.countRecord();
+    this.found.rollups++;
+  }
+
+  private countRecord(): void {
     if (++this.records > this.limits.maxRecords) {
       throw new RecordingFileError(`too large: more than ${this.limits.maxRecords} records`);
     }
-    if (record.k === 'frame') this.found.frames++;
-    else if (record.k === 'ioDelta') this.found.ioDeltas++;
-    else if (record.k === 'processes') this.found.processes++;
-    else this.found.events++;
-    return this.sink.record(record, Object.keys(json as object).length === 2 ? bytes : null);
   }
 
   finish(): { header: RecordingHeader; counts: RecordingCounts } {
@@ -254,7 +340,7 @@ export async function scanRecording(
           carry = [];
           carryBytes = 0;
         }
-        const waiting = parser.line(line.toString('utf8'), line);
+        const waiting = parser.line(line);
         start = newline + 1;
         if (waiting !== undefined) await waiting;
       }
@@ -280,7 +366,7 @@ export async function scanRecording(
   }
   if (carryBytes > 0) {
     const line = Buffer.concat(carry);
-    await parser.line(line.toString('utf8'), line);
+    await parser.line(line);
   }
   return { ...parser.finish(), compressedBytes, uncompressedBytes };
 }
@@ -297,14 +383,16 @@ export async function readRecording(
   const ioDeltas: IoStatDelta[] = [];
   const processes: ProcessesSnapshot[] = [];
   const events: HistoryEvent[] = [];
+  const rollups: RecordingRollup[] = [];
   const sink: RecordingSink = {
     record(record) {
       if (record.k === 'frame') frames.push(record.v);
       else if (record.k === 'ioDelta') ioDeltas.push(record.v);
       else if (record.k === 'processes') processes.push(record.v);
-      else events.push(record.v);
+      else if (record.k === 'event') events.push(record.v);
+      else rollups.push(record.v);
     },
   };
   const { header, compressedBytes } = await scanRecording(source, sink, limits);
-  return { header, frames, ioDeltas, processes, events, compressedBytes };
+  return { header, frames, ioDeltas, processes, events, rollups, compressedBytes };
 }

@@ -16,6 +16,7 @@ import {
 } from '@aioscope/spec';
 import type { HistoryReader } from './historyReader.ts';
 import { PRODUCER_VERSION } from './recordingFile.ts';
+import { SecondRollups } from './secondRollups.ts';
 
 /**
  * Writes a range of a target's history as a recording file: gzip of NDJSON, header first, records
@@ -25,6 +26,11 @@ import { PRODUCER_VERSION } from './recordingFile.ts';
  * hour at 100 Hz must not be held in memory. So the records are compressed into a temporary file
  * as they are read (one minute of the store at a time), and the file is served as three gzip
  * members: header, that body, trailer. gunzip reads concatenated members as one stream.
+ *
+ * After the records come the 1 s roll-ups of what was written ('rollup' lines, in time order),
+ * built by the same accumulators the recorder uses: a running aioscope opening the file then
+ * stores its frames' bodies as they are, unparsed, instead of parsing every frame to roll it up
+ * (an hour at 100 Hz is 360,000 frames; parsing them was most of an open's time).
  */
 
 /** How much of the store is read at once: bounded memory whatever the rate. */
@@ -39,6 +45,7 @@ async function* recordLines(
   counts: RecordingCounts,
 ): AsyncGenerator<string> {
   let firstFrameWritten = false;
+  const rollups = new SecondRollups();
   for (let from = range.from; from < range.to; from += CHUNK_MS) {
     const chunk = { from, to: Math.min(range.to, from + CHUNK_MS) };
     const [past, events] = await Promise.all([reader.frames(chunk), reader.events(chunk)]);
@@ -54,14 +61,24 @@ async function* recordLines(
     const inRange = timed.filter((item) => item.t >= chunk.from && item.t < chunk.to).sort((a, b) => a.t - b.t);
     let text = '';
     for (const { line } of inRange) {
-      if (line.k === 'frame') counts.frames++;
-      else if (line.k === 'ioDelta') counts.ioDeltas++;
-      else if (line.k === 'processes') counts.processes++;
+      if (line.k === 'frame') {
+        counts.frames++;
+        rollups.addFrame(line.v);
+      } else if (line.k === 'ioDelta') {
+        counts.ioDeltas++;
+        rollups.addIoDelta(line.v);
+      } else if (line.k === 'processes') counts.processes++;
       else if (line.k === 'event') counts.events++;
       text += `${JSON.stringify(line)}\n`;
     }
     if (text !== '') yield text;
   }
+  // An hour holds 3,600 seconds: kept until the end, so each second is one line, late deltas included.
+  const seconds = rollups.takeAll().sort((a, b) => a.t - b.t);
+  counts.rollups = seconds.length;
+  let text = '';
+  for (const v of seconds) text += `${JSON.stringify({ k: 'rollup', v } satisfies RecordingLine)}\n`;
+  if (text !== '') yield text;
 }
 
 /**
@@ -94,7 +111,7 @@ export async function prepareRecording(
   const folder = await mkdtemp(path.join(tmpdir(), 'aioscope-export-'));
   const dispose = (): Promise<void> => rm(folder, { recursive: true, force: true });
   const bodyPath = path.join(folder, 'body.gz');
-  const counts: RecordingCounts = { frames: 0, ioDeltas: 0, processes: 0, events: 0 };
+  const counts: RecordingCounts = { frames: 0, ioDeltas: 0, processes: 0, events: 0, rollups: 0 };
   let header: RecordingHeader;
   try {
     await pipeline(Readable.from(recordLines(reader, range, counts)), createGzip(), createWriteStream(bodyPath));

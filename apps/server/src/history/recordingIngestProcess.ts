@@ -47,13 +47,14 @@ export interface IngestCost {
  * The ingest process's entry and the Node flags it needs: the bundled file beside dist/cli.js, or
  * in the repository (tests, `npm start`) the TypeScript source, loaded through tsx.
  */
-function ingestEntry(): { entry: string; execArgv: string[] } {
+function ingestEntry(bundledWorker: string | undefined): { entry: string; execArgv: string[] } {
   const heap = [
     `--max-old-space-size=${INGEST_WORKER_HEAP_MB}`,
     `--max-semi-space-size=${INGEST_SEMI_SPACE_MB}`,
     // Its heap collected after each file, so the idle process gives back what the file took.
     '--expose-gc',
   ];
+  if (bundledWorker !== undefined) return { entry: bundledWorker, execArgv: heap };
   if (!import.meta.url.endsWith('.ts'))
     return { entry: fileURLToPath(new URL('./recordingIngestWorker.js', import.meta.url)), execArgv: heap };
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -96,7 +97,11 @@ export class RecordingIngestProcess {
   private current: Pending | null = null;
   private idleTimer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly idleMs: number = INGEST_IDLE_MS) {}
+  constructor(
+    private readonly idleMs: number = INGEST_IDLE_MS,
+    /** The bundled worker to run instead of this module's neighbour (the bench measures the shipped one). */
+    private readonly bundledWorker?: string,
+  ) {}
 
   /** The process's id while one runs (tests end it to check what a crash does). */
   get pid(): number | undefined {
@@ -178,7 +183,7 @@ export class RecordingIngestProcess {
 
   private ensureRunning(): Running {
     if (this.running !== null && !this.running.ended) return this.running;
-    const { entry, execArgv } = ingestEntry();
+    const { entry, execArgv } = ingestEntry(this.bundledWorker);
     const options = {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'] satisfies StdioOptions,
       env: { ...process.env, UV_THREADPOOL_SIZE: INGEST_LIBUV_THREADS },

@@ -11,7 +11,7 @@ import type {
 } from '@aioscope/spec';
 import { DUCKDB_TYPES, describeAtSql } from './descriptionHistory.ts';
 import { emptyHistoryFrames, type HistoryReader } from './historyReader.ts';
-import { RAW_KIND, storeExtent, type StoreState, type TargetDescription } from './storeEngine.ts';
+import { RAW_KIND, storeExtent, type RawKind, type StoreState, type TargetDescription } from './storeEngine.ts';
 import { ROLLUP_STEP_AGGREGATES, rawChunkOf, rawTableName, rollupPointsOf } from './storeSchema.ts';
 
 /**
@@ -34,21 +34,56 @@ export interface StoreReads extends StoreState {
 
 const DESCRIBE_AT = describeAtSql('target_descriptions', DUCKDB_TYPES);
 
+/** A raw sample as the reader gets it: kind, time and body text. */
+export type RawRow = [kind: RawKind, t: number, body: string];
+
+/** Where a reader finds a target's raw samples (the reader below): the store's tables or a file's. */
+export interface RawSampleSource {
+  /** The samples of [from, to), in (t, kind) order. */
+  range(connection: DuckDBConnection, range: HistoryRange): Promise<RawRow[]>;
+  /** The newest sample of `kind` before `before` (with a scan map, for frames, when asked). */
+  newestBefore(connection: DuckDBConnection, kind: RawKind, withScans: boolean, before: number): Promise<RawRow | null>;
+  /** t of the oldest and newest sample, null when there is none. */
+  span(connection: DuckDBConnection): Promise<{ from: number; to: number } | null>;
+}
+
+const parseTrusted = (_kind: RawKind, _t: number, body: string): unknown => JSON.parse(body) as unknown;
+
 /** Chunks searched back for the scan map and processes table in force at a range's start. */
 const LOOKBACK_CHUNKS = 2;
+
+/** Where and how a StoreHistoryReader reads a target's samples. */
+export interface StoreHistoryReaderOptions {
+  /** The target column's value for this target: its id, but for an opened file (one target a database). */
+  storedAs?: string;
+  /**
+   * Parses a stored body: JSON.parse for what the recorder wrote, a schema check too for an opened
+   * file's samples, stored unchecked (recordedBodyCheck.ts).
+   */
+  parseBody?: (kind: RawKind, t: number, body: string) => unknown;
+  /** Where the raw samples are: the store's chunk tables unless given (an opened file's samples file). */
+  samples?: RawSampleSource;
+}
 
 /**
  * One target's past as the store keeps it, read one query at a time on the store's read connection;
  * while recording is paused the store is closed and the past reads as empty (extent says why).
  */
 export class StoreHistoryReader implements HistoryReader {
+  private readonly storedAs: string;
+  private readonly parseBody: (kind: RawKind, t: number, body: string) => unknown;
+  private readonly samples: RawSampleSource;
+
   constructor(
     readonly targetId: string,
     private readonly store: StoreReads,
     private readonly describeTarget: () => TargetDescription,
-    /** The target column's value for this target: its id, but for an opened file (one target a database). */
-    private readonly storedAs: string = targetId,
-  ) {}
+    options: StoreHistoryReaderOptions = {},
+  ) {
+    this.storedAs = options.storedAs ?? targetId;
+    this.parseBody = options.parseBody ?? parseTrusted;
+    this.samples = options.samples ?? new ChunkTableSamples(store, this.storedAs);
+  }
 
   describe(): Promise<TargetDescription> {
     return Promise.resolve(this.describeTarget());
@@ -66,10 +101,7 @@ export class StoreHistoryReader implements HistoryReader {
   async extent(): Promise<HistoryExtent> {
     const kept = await this.store.read(
       async (connection) => {
-        const chunks = this.store.rawChunks();
-        const from = await this.firstOf(connection, chunks, 'min');
-        const to = await this.firstOf(connection, [...chunks].reverse(), 'max');
-        const raw = from !== null && to !== null ? { from, to } : null;
+        const raw = await this.samples.span(connection);
         const first = await this.value(connection, 'SELECT min(t) FROM rollups WHERE target = $1');
         const last = await this.value(connection, 'SELECT max(t) FROM rollups WHERE target = $1');
         return { raw, rollups: first !== null && last !== null ? { from: first, to: last } : null };
@@ -88,30 +120,19 @@ export class StoreHistoryReader implements HistoryReader {
   }
 
   private async readRange(connection: DuckDBConnection, range: HistoryRange, result: HistoryFrames): Promise<void> {
-    const all = this.store.rawChunks();
-    const chunks = all.filter((chunk) => chunk >= rawChunkOf(range.from) && chunk <= rawChunkOf(range.to - 1));
-    if (chunks.length > 0) {
-      const union = chunks
-        .map((chunk) => `SELECT kind, t, body FROM ${rawTableName(chunk)} WHERE target = $1 AND t >= $2 AND t < $3`)
-        .join(' UNION ALL ');
-      const reader = await connection.runAndReadAll(`SELECT kind, body FROM (${union}) ORDER BY t, kind`, [
-        this.storedAs,
-        range.from,
-        range.to,
-      ]);
-      for (const [kind, body] of reader.getRowsJS()) {
-        const value: unknown = JSON.parse(String(body));
-        if (kind === RAW_KIND.frame) result.frames.push(value as LiveFrame);
-        else if (kind === RAW_KIND.ioDelta) result.ioDeltas.push(value as IoStatDelta);
-        else result.processes.push(value as ProcessesSnapshot);
-      }
+    for (const [kind, t, body] of await this.samples.range(connection, range)) {
+      const value = this.parseBody(kind, t, body);
+      if (kind === RAW_KIND.frame) result.frames.push(value as LiveFrame);
+      else if (kind === RAW_KIND.ioDelta) result.ioDeltas.push(value as IoStatDelta);
+      else result.processes.push(value as ProcessesSnapshot);
     }
-    const before = all
-      .filter((chunk) => chunk <= rawChunkOf(range.from))
-      .slice(-LOOKBACK_CHUNKS)
-      .reverse();
-    result.scansBefore = await this.newestBefore<LiveFrame>(connection, before, 'kind = 0 AND has_scans', range.from);
-    result.processesBefore = await this.newestBefore<ProcessesSnapshot>(connection, before, 'kind = 2', range.from);
+    result.scansBefore = await this.newestBefore<LiveFrame>(connection, RAW_KIND.frame, true, range.from);
+    result.processesBefore = await this.newestBefore<ProcessesSnapshot>(
+      connection,
+      RAW_KIND.processes,
+      false,
+      range.from,
+    );
   }
 
   /**
@@ -161,32 +182,81 @@ export class StoreHistoryReader implements HistoryReader {
 
   private async newestBefore<T>(
     connection: DuckDBConnection,
-    chunks: number[],
-    where: string,
+    kind: RawKind,
+    withScans: boolean,
     before: number,
   ): Promise<T | null> {
-    for (const chunk of chunks) {
-      const reader = await connection.runAndReadAll(
-        `SELECT body FROM ${rawTableName(chunk)} WHERE target = $1 AND ${where} AND t < $2 ORDER BY t DESC LIMIT 1`,
-        [this.storedAs, before],
-      );
-      const body = reader.getRowsJS()[0]?.[0];
-      if (body !== undefined) return JSON.parse(String(body)) as T;
-    }
-    return null;
-  }
-
-  /** min or max t of the first chunk in `chunks` holding this target (another target may own a chunk alone). */
-  private async firstOf(connection: DuckDBConnection, chunks: number[], of: 'min' | 'max'): Promise<number | null> {
-    for (const chunk of chunks) {
-      const value = await this.value(connection, `SELECT ${of}(t) FROM ${rawTableName(chunk)} WHERE target = $1`);
-      if (value !== null) return value;
-    }
-    return null;
+    const row = await this.samples.newestBefore(connection, kind, withScans, before);
+    return row === null ? null : (this.parseBody(kind, row[1], row[2]) as T);
   }
 
   private async value(connection: DuckDBConnection, sql: string): Promise<number | null> {
     const value = (await connection.runAndReadAll(sql, [this.storedAs])).getRowsJS()[0]?.[0];
     return value === null || value === undefined ? null : Number(value);
+  }
+}
+
+/** The recorder's store: samples in one table per raw chunk (storeSchema.ts), the target a column. */
+class ChunkTableSamples implements RawSampleSource {
+  constructor(
+    private readonly store: StoreReads,
+    private readonly storedAs: string,
+  ) {}
+
+  async range(connection: DuckDBConnection, range: HistoryRange): Promise<RawRow[]> {
+    const chunks = this.store
+      .rawChunks()
+      .filter((chunk) => chunk >= rawChunkOf(range.from) && chunk <= rawChunkOf(range.to - 1));
+    if (chunks.length === 0) return [];
+    const union = chunks
+      .map((chunk) => `SELECT kind, t, body FROM ${rawTableName(chunk)} WHERE target = $1 AND t >= $2 AND t < $3`)
+      .join(' UNION ALL ');
+    const reader = await connection.runAndReadAll(`SELECT kind, t, body FROM (${union}) ORDER BY t, kind`, [
+      this.storedAs,
+      range.from,
+      range.to,
+    ]);
+    return reader.getRowsJS().map(([kind, t, body]): RawRow => [Number(kind) as RawKind, Number(t), String(body)]);
+  }
+
+  async newestBefore(
+    connection: DuckDBConnection,
+    kind: RawKind,
+    withScans: boolean,
+    before: number,
+  ): Promise<RawRow | null> {
+    const chunks = this.store
+      .rawChunks()
+      .filter((chunk) => chunk <= rawChunkOf(before))
+      .slice(-LOOKBACK_CHUNKS)
+      .reverse();
+    for (const chunk of chunks) {
+      const reader = await connection.runAndReadAll(
+        `SELECT t, body FROM ${rawTableName(chunk)} WHERE target = $1 AND kind = ${kind}` +
+          `${withScans ? ' AND has_scans' : ''} AND t < $2 ORDER BY t DESC LIMIT 1`,
+        [this.storedAs, before],
+      );
+      const row = reader.getRowsJS()[0];
+      if (row !== undefined) return [kind, Number(row[0]), String(row[1])];
+    }
+    return null;
+  }
+
+  async span(connection: DuckDBConnection): Promise<{ from: number; to: number } | null> {
+    const chunks = this.store.rawChunks();
+    const from = await this.firstOf(connection, chunks, 'min');
+    const to = await this.firstOf(connection, [...chunks].reverse(), 'max');
+    return from !== null && to !== null ? { from, to } : null;
+  }
+
+  /** min or max t of the first chunk in `chunks` holding this target (another target may own a chunk alone). */
+  private async firstOf(connection: DuckDBConnection, chunks: number[], of: 'min' | 'max'): Promise<number | null> {
+    for (const chunk of chunks) {
+      const value = (
+        await connection.runAndReadAll(`SELECT ${of}(t) FROM ${rawTableName(chunk)} WHERE target = $1`, [this.storedAs])
+      ).getRowsJS()[0]?.[0];
+      if (value !== null && value !== undefined) return Number(value);
+    }
+    return null;
   }
 }
