@@ -4,7 +4,10 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
-import { startCliChild, stopCliChild } from './cliChild.ts';
+import { startCliChild, stopCliChild, type CliChild } from './cliChild.ts';
+import { PEER_REFRESH_SECONDS, peerMonitorAvailable, startPeerMonitor } from './peerMonitor.ts';
+import { runCli } from '../../apps/server/test/support/cliProcess.ts';
+import { FAST_TICK_SQL } from '@aioscope/core';
 import {
   BENCH_DATA_DIR,
   log,
@@ -61,7 +64,11 @@ interface Variant {
   node?: string;
   /** What node runs: `npm start`'s bundle unless this is the baseline. */
   entry: readonly string[];
+  /** aioscope's command line; the round-trip floor (roundTripFloor.mjs); or the nearest peer. */
+  kind: 'aioscope' | 'floor' | 'peer';
 }
+
+const FLOOR_SCRIPT = fileURLToPath(new URL('./roundTripFloor.mjs', import.meta.url));
 
 /** How node runs a command line given by its file: a cli.ts through tsx, a cli.js with its source maps. */
 function entryOf(cli: string): string[] {
@@ -70,8 +77,8 @@ function entryOf(cli: string): string[] {
 
 function variantsOf(otherNode: string | null, baseline: string | null): Variant[] {
   const variants: Variant[] = [
-    { name: 'recording', args: [], recording: true, entry: START_ENTRY },
-    { name: '--no-record', args: ['--no-record'], recording: false, entry: START_ENTRY },
+    { name: 'recording', args: [], recording: true, entry: START_ENTRY, kind: 'aioscope' },
+    { name: '--no-record', args: ['--no-record'], recording: false, entry: START_ENTRY, kind: 'aioscope' },
   ];
   if (otherNode !== null) {
     const version = execFileSync(otherNode, ['--version'], { encoding: 'utf8' }).trim();
@@ -81,10 +88,40 @@ function variantsOf(otherNode: string | null, baseline: string | null): Variant[
       recording: true,
       node: otherNode,
       entry: START_ENTRY,
+      kind: 'aioscope',
     });
   }
   if (baseline !== null) {
-    variants.push({ name: `recording, baseline ${baseline}`, args: [], recording: true, entry: entryOf(baseline) });
+    variants.push({
+      name: `recording, baseline ${baseline}`,
+      args: [],
+      recording: true,
+      entry: entryOf(baseline),
+      kind: 'aioscope',
+    });
+  }
+  // What the fast statement's round trips alone cost on each node measured: the part of the
+  // figures above that no code of aioscope's can remove short of another client or protocol.
+  for (const node of [process.execPath, ...(otherNode === null ? [] : [otherNode])]) {
+    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+    variants.push({
+      name: `floor: the fast statement alone at 20 Hz, node ${version}`,
+      args: [],
+      recording: false,
+      node,
+      entry: [FLOOR_SCRIPT],
+      kind: 'floor',
+    });
+  }
+  // The issue's yardstick, in the same windows: the nearest peer at its fastest refresh.
+  if (peerMonitorAvailable()) {
+    variants.push({
+      name: `peer: pg_activity --refresh ${PEER_REFRESH_SECONDS}`,
+      args: [],
+      recording: false,
+      entry: [],
+      kind: 'peer',
+    });
   }
   return variants;
 }
@@ -150,16 +187,21 @@ export async function measureOwnCost(
     // As `npm start`'s prestart: the bundle measured is the sources as they are.
     await ensureStartBuilt(false);
     const variants = variantsOf(options.otherNode, options.baseline);
+    const start = async (variant: Variant, index: number): Promise<{ pid: number; stop(): Promise<void> }> => {
+      if (variant.kind === 'peer') return startPeerMonitor(config, cleanups);
+      const child =
+        variant.kind === 'floor'
+          ? await startFloorChild(variant, databaseUrl(config), cleanups)
+          : await startCliChild(
+              `aioscope ${variant.name}`,
+              [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
+              cleanups,
+              variant.node === undefined ? { entry: variant.entry } : { node: variant.node, entry: variant.entry },
+            );
+      return { pid: child.pid, stop: () => stopCliChild(child.run) };
+    };
     const running = await Promise.all(
-      variants.map(async (variant, index) => ({
-        variant,
-        ...(await startCliChild(
-          `aioscope ${variant.name}`,
-          [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
-          cleanups,
-          variant.node === undefined ? { entry: variant.entry } : { node: variant.node, entry: variant.entry },
-        )),
-      })),
+      variants.map(async (variant, index) => ({ variant, ...(await start(variant, index)) })),
     );
     log(`own cost: ${running.length} processes started; settling ${SETTLE_MS / 1000} s`);
     await sleep(SETTLE_MS);
@@ -191,7 +233,7 @@ export async function measureOwnCost(
         return [variant.name, bytes === null ? null : bytes / 1024 / 1024];
       }),
     ) as OwnCostResult['rssMb'];
-    await Promise.all(running.map(({ run }) => stopCliChild(run)));
+    await Promise.all(running.map(({ stop }) => stop()));
     const profileOf = (entry: readonly string[], name: string): Promise<ProfileResult> =>
       profileRecording(
         [...common, '--data-dir', path.join(dir, `data-${name}`)],
@@ -217,6 +259,22 @@ export async function measureOwnCost(
       baselineProfile,
     };
   }, parent);
+}
+
+/** The floor's process, started as the command lines are and stopped by the cleanups likewise. */
+async function startFloorChild(variant: Variant, url: string, cleanups: Cleanups): Promise<CliChild> {
+  const run = runCli([], { FLOOR_DB_URL: url, FLOOR_SQL: FAST_TICK_SQL }, [], variant.node, variant.entry);
+  cleanups.add(variant.name, () => stopCliChild(run));
+  const deadline = Date.now() + 30_000;
+  while (!run.stdout().includes('floor ready')) {
+    if (run.child.exitCode !== null || Date.now() > deadline) {
+      throw new Error(`own cost: the floor did not start:\n${run.stderr()}`);
+    }
+    await sleep(100);
+  }
+  const pid = run.child.pid;
+  if (pid === undefined) throw new Error('own cost: the floor has no pid');
+  return { run, pid, url: '' };
 }
 
 /**
@@ -284,14 +342,22 @@ function sourceModuleOf(): (node: ProfileNode) => string {
   };
 }
 
+/** What a variant's name (the result's key) measured. */
+function variantKindOf(name: string): Variant['kind'] {
+  if (name.startsWith('floor')) return 'floor';
+  return name.startsWith('peer') ? 'peer' : 'aioscope';
+}
+
 /** Median of each thread group's share over the windows, largest first: "V8Worker 0.6 %, libuv-worker 0.4 %". */
 function otherThreadsText(windows: readonly ThreadShares[]): string {
   const names = [...new Set(windows.flatMap((window) => Object.keys(window.others)))];
-  return names
-    .map((name) => ({ name, percent: median(windows.map((window) => window.others[name] ?? 0)) }))
-    .sort((a, b) => b.percent - a.percent)
-    .map(({ name, percent }) => `${name} ${fmt(percent, 2)} %`)
-    .join(', ');
+  return (
+    names
+      .map((name) => ({ name, percent: median(windows.map((window) => window.others[name] ?? 0)) }))
+      .sort((a, b) => b.percent - a.percent)
+      .map(({ name, percent }) => `${name} ${fmt(percent, 2)} %`)
+      .join(', ') || 'none'
+  );
 }
 
 /** `own-cost`: aioscope's own CPU for one watched server at the defaults (issue 24). */
@@ -315,11 +381,21 @@ export async function runOwnCost(bench: BenchOptions, parent: Cleanups): Promise
       const windows = result.threads[name] ?? [];
       const rss = result.rssMb[name];
       // The goal is the command line's as it is: the baseline (another build) is only compared with.
-      const recording = name !== '--no-record' && !name.includes('baseline');
+      const recording = name.startsWith('recording') && !name.includes('baseline');
       const node = name.includes('node v') ? '' : `, node ${result.nodeVersion}`;
+      const kind = variantKindOf(name);
+      const what = {
+        floor: `${name} (roundTripFloor.mjs: node-postgres, the prepared fast tick, the answer dropped)`,
+        peer: `${name} (its defaults otherwise, in a 200 × 50 pseudo-terminal)`,
+        aioscope: `\`--db URL\` at the defaults (20 Hz, ${name}${node})`,
+      }[kind];
       return {
-        measurement: "aioscope's own CPU, one server",
-        condition: `\`--db URL\` at the defaults (20 Hz, ${name}${node}), cold scans, no viewer, ${result.windows} × ${result.windowSeconds} s, all ${variants.length} variants at once`,
+        measurement: {
+          floor: "aioscope's own CPU, one server: floor (diagnostic)",
+          peer: "aioscope's own CPU, one server: the nearest peer (comparison)",
+          aioscope: "aioscope's own CPU, one server",
+        }[kind],
+        condition: `${what}, cold scans, no viewer, ${result.windows} × ${result.windowSeconds} s, all ${variants.length} variants at once`,
         result:
           `${fmt(median(values), 2)} % of a core (${fmt(min(values), 2)}–${fmt(max(values), 2)}): main thread ${fmt(median(windows.map((w) => w.main)), 2)} %, ` +
           `other threads ${otherThreadsText(windows)}; RSS ${fmt(rss ?? Number.NaN)} MB; load ${fmt(min(load), 1)}–${fmt(max(load), 1)}`,
