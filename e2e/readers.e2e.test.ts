@@ -22,15 +22,25 @@ describe('who was reading: the statements of a recorded range with a scan', () =
   /** A past range (ended 5 s ago, so it no longer grows) in which the demo scan had reads in flight. */
   async function recordedScanRange(): Promise<{ from: number; to: number; answer: HistoryReaders }> {
     const deadline = Date.now() + DATA_TIMEOUT_MS;
+    let last: HistoryReaders | null = null;
     while (Date.now() < deadline) {
       const to = Date.now() - 5_000;
       const from = to - 60_000;
       const answer = await readersOf(from, to);
       if (answer.rows.some((row) => row.queryText?.includes(DEMO_SCAN_TEXT) === true && (row.scanBytes ?? 0) > 0))
         return { from, to, answer };
+      last = answer;
       await new Promise((resolve) => setTimeout(resolve, 2_000));
     }
-    throw new Error('no demo scan was recorded in time');
+    // Once seen on a clean clone's CI (Node 24) and not since: say what the range held and what
+    // aioscope printed (the demo's errors among it), so a next failure tells why.
+    const rows = (last?.rows ?? []).map(
+      (row) => `${JSON.stringify(row.queryText?.slice(0, 60) ?? null)} scanBytes=${String(row.scanBytes)}`,
+    );
+    throw new Error(
+      `no demo scan was recorded in time; the last minute's readers: [${rows.join('; ')}], io worker samples ` +
+        `${String(last?.ioWorkers.samples)}\naioscope's output:\n${aioscope.app.stdout().slice(-1_500)}\n${aioscope.app.stderr().slice(-1_500)}`,
+    );
   }
 
   it('lists the demo scan with its figures, and choosing it moves the moment to its first read', async () => {
