@@ -2,7 +2,6 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import { freePort } from '../apps/server/test/support/testPostgres.ts';
 import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import {
@@ -28,7 +27,7 @@ describe('captures and a theme switch show every chart drawn, below the fold too
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    app = runCli(['--embedded', '--port', String(await freePort()), '--data-dir', DATA_DIR, '--demo-table-mb', '256']);
+    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '256']);
     baseUrl = await waitForUrl(app);
     chromium = await launchChromium();
   });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import type { EmbeddedPostgresServer } from '../apps/server/src/postgres/embeddedPostgres.ts';
 import { startDebianPostgres, type DebianPostgres } from '../apps/server/test/support/debianPostgres.ts';
-import { connect, freePort, startTestPostgres } from '../apps/server/test/support/testPostgres.ts';
+import { connect, startTestPostgres } from '../apps/server/test/support/testPostgres.ts';
 import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 
@@ -53,7 +53,7 @@ describe('many servers: overview → a server → switch → back', () => {
       `127.0.0.1:${String(s.connectionConfig.port)}:*:${String(s.connectionConfig.user)}:${String(s.connectionConfig.password)}`;
     const plain = `127.0.0.1:${String(reports.connectionConfig.port)}:*:e2e_plain:e2e-plain-pw`;
     await writeFile(passFile, `${line(primary)}\n${line(reports)}\n${plain}\n`, { mode: 0o600 });
-    app = runCli(['--targets', TARGETS_FILE, '--port', String(await freePort()), '--data-dir', DATA_DIR], {
+    app = runCli(['--targets', TARGETS_FILE, '--port', '0', '--data-dir', DATA_DIR], {
       PGPASSFILE: passFile,
     });
     baseUrl = (await waitForUrl(app)).replace(/\/$/, '');

@@ -13,7 +13,6 @@ import {
 import { keptRange } from '../apps/web/src/timeline/overviewRange.ts';
 import { formatDuration } from '@aioscope/core';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
-import { freePort } from '../apps/server/test/support/testPostgres.ts';
 import { type CliRun, runCli, stopCli } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { DashboardPage, parseFigure } from './pages/DashboardPage.ts';
@@ -68,7 +67,7 @@ describe('history: pause, zoom, events, replay, share', () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     await rm(DATA_DIR, { recursive: true, force: true });
-    app = runCli(['--embedded', '--port', String(await freePort()), '--data-dir', DATA_DIR, '--demo-table-mb', '256']);
+    app = runCli(['--embedded', '--port', '0', '--data-dir', DATA_DIR, '--demo-table-mb', '256']);
     baseUrl = await urlOf(app);
     chromium = await launchChromium();
   });
@@ -359,7 +358,7 @@ describe('history: pause, zoom, events, replay, share', () => {
     const exported = await fetch(`${baseUrl}/api/targets/embedded/history/export?from=${scan.from}&to=${scan.to}`);
     expect(exported.status).toBe(200);
     await writeFile(exportFile, Buffer.from(await exported.arrayBuffer()));
-    opened = runCli(['open', exportFile, '--port', String(await freePort())]);
+    opened = runCli(['open', exportFile, '--port', '0']);
     const openedUrl = await urlOf(opened, 30_000);
     const targets = (await (await fetch(`${openedUrl}/api/targets`)).json()) as { id: string; kind: string }[];
     expect(targets.map((target) => target.kind)).toEqual(['recording']);

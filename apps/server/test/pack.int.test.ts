@@ -16,7 +16,7 @@ import { writeRecordingFile } from '../src/history/recordingFileWriter.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { waitForUrl, type CliRun } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
-import { freePort, startTestPostgres } from './support/testPostgres.ts';
+import { startTestPostgres } from './support/testPostgres.ts';
 
 const run = promisify(execFile);
 const SERVER_DIR = path.join(REPO_ROOT, 'apps/server');
@@ -125,7 +125,7 @@ describe('the packed server: npm pack, npm install into an empty folder, npx aio
     postgres = await startTestPostgres('pack');
     const { user, password, port } = postgres.connectionConfig;
     const url = `postgres://${String(user)}:${String(password)}@127.0.0.1:${String(port)}/postgres`;
-    command = startInstalledCommand(installDir, ['--db', url, '--port', String(await freePort())]);
+    command = startInstalledCommand(installDir, ['--db', url, '--port', '0']);
     base = await waitForUrl(command, 180_000);
   }, SETUP_TIMEOUT_MS);
 

@@ -13,7 +13,7 @@ import { SYNTHETIC_START, syntheticHistory } from '../src/history/recordingFileF
 import { writeRecordingFile } from '../src/history/recordingFileWriter.ts';
 import { runCli, waitForUrl, type CliRun } from './support/cliProcess.ts';
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
-import { freePort, startTestPostgres } from './support/testPostgres.ts';
+import { startTestPostgres } from './support/testPostgres.ts';
 
 const RATE_HZ = 20;
 /** 20 minutes at 100 Hz: 120,000 frames, ~75 MB of JSON, ~1.5 MB of gzip. */
@@ -63,10 +63,9 @@ describe('opening several large recording files at once while watching a real se
     postgres = await startTestPostgres('recording-load');
     const { user, password, port } = postgres.connectionConfig;
     const url = `postgres://${String(user)}:${String(password)}@127.0.0.1:${String(port)}/postgres`;
-    run = runCli(
-      ['--db', url, '--port', String(await freePort()), '--rate', String(RATE_HZ), '--no-record', '--data-dir', folder],
-      { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` },
-    );
+    run = runCli(['--db', url, '--port', '0', '--rate', String(RATE_HZ), '--no-record', '--data-dir', folder], {
+      NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`,
+    });
     base = await waitForUrl(run);
     viewer = await connectViewer(base);
     expect((await joinAs(viewer, 'server')).reply).toMatchObject({ ok: true });
