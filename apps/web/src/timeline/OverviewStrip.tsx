@@ -1,6 +1,7 @@
 import { useMemo, useRef, useState, type PointerEvent, type ReactNode } from 'react';
 import type { HistoryEvent, RollupPoint } from '@aioscope/spec';
 import { formatDuration, formatNumber } from '../format.ts';
+import { eventPlaces } from './overviewRange.ts';
 import type { TimeView } from './timeView.ts';
 
 export interface OverviewStripProps {
@@ -130,8 +131,8 @@ export function OverviewStrip(props: OverviewStripProps): ReactNode {
           ) : null}
         </svg>
         <ol className="overview-events" aria-label="Events">
-          {events.map((event) => (
-            <li key={`${event.t}-${event.kind}`} style={{ left: `${(xOf(event.t) / WIDTH) * 100}%` }}>
+          {eventPlaces(events, { from, to }).map(({ event, fraction }) => (
+            <li key={`${event.t}-${event.kind}`} style={{ left: `${fraction * 100}%` }}>
               <button
                 type="button"
                 className={`event-marker event-${event.kind}`}

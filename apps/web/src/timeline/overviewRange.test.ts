@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HistoryExtent } from '@aioscope/spec';
-import { keptRange, stripQueryRange } from './overviewRange.ts';
+import { eventPlaces, keptRange, stripQueryRange } from './overviewRange.ts';
 import { formatDuration } from '@aioscope/core';
 
 const extent = (raw: { from: number; to: number }, rollups: { from: number; to: number } | null): HistoryExtent => ({
@@ -39,5 +39,28 @@ describe('the range the overview strip draws and names', () => {
     expect(query.from).toBeLessThanOrEqual(kept.from);
     expect(query.to).toBeGreaterThan(kept.to);
     expect(keptRange({ ...extent({ from: 0, to: 1 }, null), raw: null })).toBeNull();
+  });
+});
+
+describe("where the strip's event markers sit", () => {
+  const kept = { from: 1_764_000_020_000, to: 1_764_000_080_000 };
+  const at = (t: number) => ({ t, kind: 'labRunEnded' });
+
+  it('places an event by its time across the kept range, ends included', () => {
+    const places = eventPlaces([at(kept.from), at(kept.from + 15_000), at(kept.to)], kept);
+    expect(places.map((place) => place.fraction)).toEqual([0, 0.25, 1]);
+  });
+
+  it('keeps an event newer than the newest kept sample at the right edge, never past it', () => {
+    // The extent is read at other moments than the events: a run that ended 2 s after it.
+    const places = eventPlaces([at(kept.to + 2_000)], kept);
+    expect(places).toHaveLength(1);
+    expect(places[0]?.fraction).toBe(1);
+  });
+
+  it('marks no event older than what is kept: its samples have aged out', () => {
+    expect(eventPlaces([at(kept.from - 1), at(kept.from + 30_000)], kept).map((place) => place.fraction)).toEqual([
+      0.5,
+    ]);
   });
 });

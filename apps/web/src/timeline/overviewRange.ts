@@ -18,3 +18,20 @@ export function stripQueryRange(kept: { from: number; to: number }): { from: num
   const step = 60 * ROLLUP_BASE_STEP_MS;
   return { from: Math.floor(kept.from / step) * step, to: Math.ceil((kept.to + 1) / step) * step };
 }
+
+/**
+ * Where each event's marker sits on the strip, as a fraction of its width. The events are asked
+ * for over the minute-rounded query range and the kept range is read at other moments, so an
+ * event can fall outside what the strip draws: one newer than the newest kept sample (a lab run
+ * that ended a moment ago) sits at the right edge, where the strip ends, rather than past the
+ * screen's edge; one older than the oldest (its samples already aged out) has nothing to mark.
+ */
+export function eventPlaces<T extends { t: number }>(
+  events: readonly T[],
+  kept: { from: number; to: number },
+): { event: T; fraction: number }[] {
+  const span = Math.max(1, kept.to - kept.from);
+  return events
+    .filter((event) => event.t >= kept.from)
+    .map((event) => ({ event, fraction: Math.min(1, (event.t - kept.from) / span) }));
+}
