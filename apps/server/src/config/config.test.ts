@@ -55,6 +55,19 @@ describe('parseConfig', () => {
     expect(message).not.toContain('\n');
   });
 
+  it.each([
+    'postgresql://%2Fvar%2Frun%2Fpostgresql/postgres',
+    'postgres://monitor:secret@%2Ftmp%2Fpg:5433/app',
+    'postgres://monitor@localhost/app?host=/var/run/postgresql',
+  ])('accepts a Unix-socket directory as libpq writes it in a URL: %s', (url) => {
+    const config = ok(['--db', url]);
+    expect(config.target).toEqual({ kind: 'url', connectionString: url });
+  });
+
+  it('still refuses a socket-looking host that is not a URL', () => {
+    expect(error(['--db', 'postgres://%2Ftmp%2Fpg:port/app'])).toContain('--db is not a valid connection URL');
+  });
+
   it('accepts --no-demo and a rate inside the range', () => {
     const config = ok(['--no-demo', '--rate', '100']);
     expect(config.demoWorkload).toBe(false);

@@ -30,6 +30,13 @@ export const PG_TARGET_VARIABLES = ['PGHOST', 'PGHOSTADDR', 'PGPORT', 'PGDATABAS
 
 export const HELP_TEXT = helpText(START_FLAGS);
 
+/**
+ * A Unix-socket directory given as the URL's host, percent-encoded as libpq documents it
+ * (`postgresql://%2Fvar%2Frun%2Fpostgresql/db`). node-postgres reads it as a socket; the WHATWG
+ * parser below refuses a host with a slash, so for that check it stands in as `localhost`.
+ */
+const SOCKET_HOST = /^(postgres(?:ql)?:\/\/(?:[^@/?#]*@)?)%2F[^:/?#]*/i;
+
 /** What is wrong with a connection URL ("must start with postgres://"), or null. */
 export function checkConnectionUrl(text: string): string | null {
   const value = text.trim();
@@ -37,7 +44,7 @@ export function checkConnectionUrl(text: string): string | null {
   if (!/^postgres(ql)?:\/\//.test(value)) return 'must start with postgres:// or postgresql://';
   try {
     parseConnectionString(value);
-    new URL(value.replace(/^postgres(ql)?:/, 'http:'));
+    new URL(value.replace(SOCKET_HOST, '$1localhost').replace(/^postgres(ql)?:/, 'http:'));
     return null;
   } catch {
     return 'is not a valid connection URL';
