@@ -63,6 +63,40 @@ describe('ScanTracker', () => {
     expect(previousFrontier).toBeGreaterThan(0);
   });
 
+  it('views built only now and then (as frames carry the map) match views built at every sample', () => {
+    const everySample = new ScanTracker();
+    const nowAndThen = new ScanTracker();
+    let compared = 0;
+    fixture.duringScan.forEach((row, index) => {
+      const sample = parseFastTickRow(row);
+      const input = {
+        t: sample.t,
+        aios: sample.aios ?? [],
+        activityByPid: new Map<number, string>(),
+        resolve: () => ({ name: 'aioscope_demo.scan_me', blocks: TABLE_BLOCKS }),
+        blockSize: 8192,
+      };
+      const views = everySample.update(input);
+      nowAndThen.advance(input);
+      if (index % 4 !== 3) return;
+      expect(nowAndThen.views(input)).toEqual(views);
+      compared += views.length;
+    });
+    expect(compared).toBeGreaterThan(0);
+  });
+
+  it('keeps a lane that went idle with no ranges in flight, sample after sample', () => {
+    const update = tracker();
+    update(0, [read(1, 1, 1, 0, 15)]);
+    const [idle] = update(100, []);
+    expect(idle?.inflight).toEqual([]);
+    const [later] = update(150, []);
+    expect(later?.inflight).toEqual([]);
+    expect(later?.frontier).toBe(16);
+    const [resumed] = update(200, [read(1, 2, 1, 16, 31)]);
+    expect(resumed?.inflight).toEqual([[16, 31]]);
+  });
+
   it('advances the frontier to the end of reads that left pg_aios, and measures look-ahead', () => {
     const update = tracker();
     let [scan] = update(0, [read(1, 1, 1, 0, 15), read(1, 2, 1, 16, 31), read(1, 3, 1, 32, 47)]);

@@ -23,6 +23,9 @@ interface ReadSeen {
   last: number;
 }
 
+/** The reads of a lane with none in flight: one shared empty map, not one per lane per sample. */
+const NO_READS: ReadonlyMap<string, ReadSeen> = new Map();
+
 interface ScanState {
   key: string;
   pid: number;
@@ -39,7 +42,7 @@ interface ScanState {
   startedAt: number;
   lastSeenAt: number;
   /** Reads of this scan in the previous sample, by I/O identity. */
-  reads: Map<string, ReadSeen>;
+  reads: ReadonlyMap<string, ReadSeen>;
   /** (server time, blocks done) pairs over the rate window: the trail its speed is read from. */
   progressTrail: { t: number; done: number }[];
   inflight: [number, number][];
@@ -87,7 +90,19 @@ export interface ScanUpdate {
 export class ScanTracker {
   private readonly scans = new Map<string, ScanState>();
 
+  /** Follows one sample and returns the map at its moment: advance, then views. */
   update(input: ScanUpdate): ScanView[] {
+    this.advance(input);
+    return this.views(input);
+  }
+
+  /**
+   * Follows one pg_aios sample. Every sample must pass through here (a read seen once and gone
+   * by the next is progress), but the views are built only when a frame carries the map:
+   * at 20 Hz with a few dozen parallel workers' lanes kept for SCAN_RETENTION_MS, building them
+   * on every tick was most of what the tracker allocated.
+   */
+  advance(input: ScanUpdate): void {
     const seenNow = new Map<string, Map<string, ReadSeen>>();
     const reads: { key: string; id: string; first: number; last: number; pid: number; file: RelationFile }[] = [];
     for (const row of input.aios) {
@@ -148,7 +163,7 @@ export class ScanTracker {
 
     for (const scan of this.scans.values()) {
       const total = this.totalBlocks(scan, input);
-      const now = seenNow.get(scan.key) ?? new Map<string, ReadSeen>();
+      const now: ReadonlyMap<string, ReadSeen> = seenNow.get(scan.key) ?? NO_READS;
       // Reads that left pg_aios since the previous sample are done: their end is reached.
       for (const [id, read] of scan.reads) {
         if (!now.has(id)) scan.done = Math.max(scan.done, distanceOf(scan, read.last, total) + 1);
@@ -180,8 +195,11 @@ export class ScanTracker {
           scan.completed = true;
         }
       }
+      // An idle lane (most of those kept after their scan ended) keeps its empty ranges as they are.
+      if (now.size > 0 || scan.inflight.length > 0) {
+        scan.inflight = mergeRanges([...now.values()].map((read) => [read.first, read.last]));
+      }
       scan.reads = now;
-      scan.inflight = mergeRanges([...now.values()].map((read) => [read.first, read.last]));
       scan.progressTrail.push({ t: input.t, done: scan.done });
       while (scan.progressTrail.length > 2 && (scan.progressTrail[0]?.t ?? input.t) < input.t - SCAN_RATE_WINDOW_MS) {
         scan.progressTrail.shift();
@@ -189,10 +207,14 @@ export class ScanTracker {
     }
 
     this.forgetOld(input.t);
-    return [...this.scans.values()].map((scan) => this.view(scan, input));
   }
 
-  private totalBlocks(scan: ScanState, input: ScanUpdate): number | undefined {
+  /** Every tracked scan as the map shows it at `at.t`, the moment of the last sample advanced to. */
+  views(at: Pick<ScanUpdate, 't' | 'resolve' | 'blockSize'>): ScanView[] {
+    return [...this.scans.values()].map((scan) => this.view(scan, at));
+  }
+
+  private totalBlocks(scan: ScanState, input: Pick<ScanUpdate, 'resolve'>): number | undefined {
     const blocks = input.resolve(scan.file)?.blocks;
     return blocks !== undefined && blocks > 0 ? blocks : undefined;
   }
@@ -207,7 +229,7 @@ export class ScanTracker {
     }
   }
 
-  private view(scan: ScanState, input: ScanUpdate): ScanView {
+  private view(scan: ScanState, input: Pick<ScanUpdate, 't' | 'resolve' | 'blockSize'>): ScanView {
     const resolved = input.resolve(scan.file);
     const total = this.totalBlocks(scan, input);
     const oldest = scan.progressTrail[0];

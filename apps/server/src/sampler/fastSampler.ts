@@ -23,7 +23,9 @@ import {
   type FastTickQueryRow,
   type FastTickSample,
   type MonitorOutcome,
+  type ProcessDetails,
   type ProcessDetailsQueryRow,
+  type ScanUpdate,
 } from '@aioscope/core';
 import { SCANS_PER_SECOND, type LiveFrame, type ProcessView } from '@aioscope/spec';
 import type { RelationResolver } from '../targets/relationResolver.ts';
@@ -84,6 +86,11 @@ export class FastSampler {
   private readonly session: MonitoringSession;
   private readonly details = new ProcessDetailsCache();
   private readonly scanTracker = new ScanTracker();
+  /**
+   * Each details read's label (activityOf), worked out once: details change at most every
+   * PROCESS_DETAILS_MIN_INTERVAL_MS, the labels are asked for on every tick.
+   */
+  private readonly activityOfDetails = new WeakMap<ProcessDetails, string>();
   private previousIoKeys: Set<string> = new Set();
   private processesSentAt = -Infinity;
   private scansSentAt = -Infinity;
@@ -195,10 +202,15 @@ export class FastSampler {
     for (const process of sample.processes) {
       const details = this.details.get(process.pid);
       if (details === undefined) continue;
-      activityByPid.set(process.pid, activityOf(process.backendType, details.queryPreview));
+      let activity = this.activityOfDetails.get(details);
+      if (activity === undefined) {
+        activity = activityOf(process.backendType, details.queryPreview);
+        this.activityOfDetails.set(details, activity);
+      }
+      activityByPid.set(process.pid, activity);
       leaderByPid.set(process.pid, details.leaderPid);
     }
-    const scans = this.scanTracker.update({
+    const update: ScanUpdate = {
       t: sample.t,
       aios: sample.aios,
       activityByPid,
@@ -206,9 +218,10 @@ export class FastSampler {
       queryStartByPid: new Map(sample.processes.map((p) => [p.pid, p.queryStart])),
       resolve: (file) => this.resolver.lookup(file),
       blockSize: this.serverInfo.server?.blockSize ?? 8192,
-    });
+    };
+    this.scanTracker.advance(update);
     if (isDue(sample.t, this.scansSentAt, 1000 / SCANS_PER_SECOND)) {
-      frame.scans = scansForFrame(scans);
+      frame.scans = scansForFrame(this.scanTracker.views(update));
       this.scansSentAt = sample.t;
     }
   }
