@@ -67,6 +67,9 @@ describe('race capture on a real embedded PostgreSQL 18', () => {
       for (const frame of lane.frames) {
         expect(Object.keys(frame.byProcess).every((pid) => Number(pid) === lane.pid)).toBe(true);
         expect(frame.scans).toBeDefined();
+        // The lane's map is the raced table's scan alone, whatever else the session read.
+        const names = (frame.scans ?? []).map((scan) => scan.relation.name ?? 'unnamed');
+        expect(names.filter((name) => !name.includes('aioscope_lab'))).toEqual([]);
       }
       const lastScan = lane.frames.findLast((frame) => (frame.scans ?? []).length > 0)?.scans?.[0];
       expect(lastScan?.relation.name).toMatch(/aioscope_lab/);

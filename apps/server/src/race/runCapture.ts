@@ -155,7 +155,10 @@ export class RunCapture {
       resolve: (file) => this.resolve(file),
       blockSize: this.facts.blockSize,
     });
-    frame.scans = scansForFrame(scans);
+    // The lane's scan is its run's scan of the raced table: a fresh session's reads of catalogs
+    // or another fork (counted in the frame's reads all the same) are not, and inserted first they
+    // would come first on the map, where the race reads the lane's progress.
+    frame.scans = scansForFrame(scans.filter((scan) => scan.relation.name !== null));
     this.frames.push(frame);
   }
 
