@@ -58,9 +58,9 @@ describe("where the strip's event markers sit", () => {
     expect(places[0]?.fraction).toBe(1);
   });
 
-  it('marks no event older than what is kept: its samples have aged out', () => {
-    expect(eventPlaces([at(kept.from - 1), at(kept.from + 30_000)], kept).map((place) => place.fraction)).toEqual([
-      0.5,
-    ]);
+  it('keeps an event older than the oldest kept sample at the left edge, in sight', () => {
+    // The target connects a moment before its first sample is kept.
+    const places = eventPlaces([at(kept.from - 40), at(kept.from + 30_000)], kept);
+    expect(places.map((place) => place.fraction)).toEqual([0, 0.5]);
   });
 });

@@ -22,16 +22,15 @@ export function stripQueryRange(kept: { from: number; to: number }): { from: num
 /**
  * Where each event's marker sits on the strip, as a fraction of its width. The events are asked
  * for over the minute-rounded query range and the kept range is read at other moments, so an
- * event can fall outside what the strip draws: one newer than the newest kept sample (a lab run
- * that ended a moment ago) sits at the right edge, where the strip ends, rather than past the
- * screen's edge; one older than the oldest (its samples already aged out) has nothing to mark.
+ * event can fall a little outside what the strip draws: one newer than the newest kept sample (a
+ * lab run that ended a moment ago) sits at the right edge rather than past the screen's edge, and
+ * one older than the oldest (the target connecting just before its first sample was kept) at the
+ * left edge rather than out of sight.
  */
 export function eventPlaces<T extends { t: number }>(
   events: readonly T[],
   kept: { from: number; to: number },
 ): { event: T; fraction: number }[] {
   const span = Math.max(1, kept.to - kept.from);
-  return events
-    .filter((event) => event.t >= kept.from)
-    .map((event) => ({ event, fraction: Math.min(1, (event.t - kept.from) / span) }));
+  return events.map((event) => ({ event, fraction: Math.min(1, Math.max(0, (event.t - kept.from) / span)) }));
 }
