@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: aioscope's performance measurements. Timings live here, never in tests.
  *
- *   npm run bench                        # all default measurements, ~10 minutes
+ *   npm run bench                        # all default measurements, ~20 minutes (own-cost waits 5 for the steady state)
  *   npm run bench -- --quick             # smoke run, ~2 minutes
  *   npm run bench -- --only fanout       # one (or a comma list) of: observer, sampler, latency, fanout, browser, soak
  *   npm run bench -- --soak 30           # the soak alone, 30 minutes at 100 Hz (add --only to combine)
@@ -9,7 +9,7 @@
  *   npm run bench -- --rounds 2          # twice the interleaved rounds of the default
  *   npm run bench -- --only profile      # the diagnostic CPU profile of the dashboard alone (unminified build)
  *   npm run bench -- --only server-profile  # the diagnostic CPU profile of the sampler at 100 Hz alone
- *   npm run bench -- --only own-cost     # the command line's own CPU for one server at the defaults, with a profile
+ *   npm run bench -- --only own-cost     # the command line's own CPU for one server at the defaults, steady from minute 5, with a profile (~9 minutes)
  *   npm run bench -- --only own-cost --own-cost-node PATH  # and the same on another node binary (Node 24) at once
  *   npm run bench -- --only record       # what history recording costs: CPU, jitter, MB per hour
  *   npm run bench -- --only metrics      # GET /metrics scrape time: one live target, 20 replayed ones
