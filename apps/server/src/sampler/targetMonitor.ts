@@ -1,4 +1,10 @@
-import { appendBounded, nextStatus, trimBefore, type MonitorOutcome, type UpgradeTargetVersion } from '@aioscope/core';
+import {
+  SlidingWindow,
+  appendBounded,
+  nextStatus,
+  type MonitorOutcome,
+  type UpgradeTargetVersion,
+} from '@aioscope/core';
 import type {
   IoStatDelta,
   LiveFrame,
@@ -44,7 +50,7 @@ export class TargetMonitor implements MonitorFeed {
   private readonly stat: StatSampler;
   private readonly inspector: TargetInspector;
   private readonly events: MonitorEmitter;
-  private readonly frames: LiveFrame[] = [];
+  private readonly frames = new SlidingWindow<LiveFrame>(MAX_FRAMES, RECENT_FRAMES_SECONDS * 1000);
   private readonly ioDeltas: IoStatDelta[] = [];
   private readonly tickers: Ticker[] = [];
   private fastTicker: Ticker | null = null;
@@ -145,7 +151,7 @@ export class TargetMonitor implements MonitorFeed {
   }
 
   recentFrames(maxFrames: number): LiveFrame[] {
-    return this.frames.slice(-maxFrames);
+    return this.frames.newest(maxFrames);
   }
 
   recentIoDeltas(): IoStatDelta[] {
@@ -172,8 +178,7 @@ export class TargetMonitor implements MonitorFeed {
   }
 
   private recordFrame(frame: LiveFrame): void {
-    appendBounded(this.frames, frame, MAX_FRAMES);
-    trimBefore(this.frames, frame.t - RECENT_FRAMES_SECONDS * 1000);
+    this.frames.push(frame);
     this.status.lastFrameAt = frame.t;
     this.events.emit('frame', frame);
   }
