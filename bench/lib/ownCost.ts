@@ -60,7 +60,7 @@ export interface OwnCostOptions {
   windows: number;
   windowSeconds: number;
   steadyAfterMs: number;
-  /** A CPU profile (`--cpu-prof`) of one more recording process after the windows; 0 = none. */
+  /** Seconds of CPU profile (`--cpu-prof`) of one more recording process, run beside the measured ones and read at the end; 0 = none. */
   profileSeconds: number;
   /** Another node binary the recording command line also runs on (--own-cost-node); null = none. */
   otherNode: string | null;
@@ -176,7 +176,7 @@ export interface OwnCostResult extends WindowsResult {
   early: WindowsResult;
   rssMb: Record<string, number | null>;
   profile: ProfileResult | null;
-  /** The same profile of the baseline (--own-cost-baseline), right after. */
+  /** The same profile of the baseline (--own-cost-baseline), run beside it. */
   baselineProfile: ProfileResult | null;
 }
 
