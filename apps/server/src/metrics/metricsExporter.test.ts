@@ -103,12 +103,42 @@ describe('MetricsExporter', () => {
     const samples = parseExposition((await exporter.scrape()) ?? '');
     const waits = samples.filter((s) => s.name.startsWith('aioscope_aio_waiting_processes'));
     expect(waits.map((s) => s.labels.wait_event)).not.toContain('IoWorkerMain');
-    const newest = Object.entries(frames.at(-1)?.waits ?? {}).filter(([key]) => !key.endsWith(':IoWorkerMain'));
+    const newest = frames.at(-1)?.waits ?? {};
+    const seen = [...new Set(frames.flatMap((frame) => Object.keys(frame.waits)))].filter(
+      (key) => !key.endsWith(':IoWorkerMain'),
+    );
     expect(
       waits
         .filter((s) => s.name === 'aioscope_aio_waiting_processes')
-        .map((s) => [`${s.labels.backend_type}:${s.labels.wait_event}`, s.value]),
-    ).toEqual(newest);
+        .map((s) => [`${s.labels.backend_type}:${s.labels.wait_event}`, s.value])
+        .sort(),
+    ).toEqual(seen.map((key) => [key, newest[key] ?? 0]).sort());
+    await exporter.close();
+  });
+
+  it('keeps reporting a wait event once seen, at 0 while no process is in it', async () => {
+    let now = 1_000;
+    const source = replay('pg19beta3-worker', 'worker');
+    const exporter = new MetricsExporter(new Map([[source.id, source]]), { now: () => now, processMetrics: false });
+    const frames = feed(source, 'pg19beta3-worker').frames;
+    const waitKey = (s: Sample): string => `${s.labels.backend_type}:${s.labels.wait_event}`;
+    const meanWaits = (samples: Sample[]): Sample[] =>
+      samples.filter((s) => s.name === 'aioscope_aio_waiting_processes_mean');
+    const during = meanWaits(parseExposition((await exporter.scrape()) ?? ''));
+    expect(
+      during.some((s) => s.value > 0),
+      'the recording has processes in AIO waits',
+    ).toBe(true);
+    const last = frames.at(-1);
+    if (last === undefined) throw new Error('no frames');
+    now += 1_000;
+    source.emitFrame({ ...last, t: last.t + 1_000, waits: {} });
+    const after = parseExposition((await exporter.scrape()) ?? '');
+    expect(meanWaits(after).map(waitKey).sort(), 'the same series, not gone stale').toEqual(during.map(waitKey).sort());
+    expect(meanWaits(after).map((s) => s.value)).toEqual(during.map(() => 0));
+    const latest = after.filter((s) => s.name === 'aioscope_aio_waiting_processes');
+    expect(latest.map(waitKey).sort()).toEqual(during.map(waitKey).sort());
+    expect(latest.every((s) => s.value === 0)).toBe(true);
     await exporter.close();
   });
 

@@ -70,6 +70,13 @@ export class TargetTally {
     statByGroup: {},
     statResets: 0,
   };
+  /**
+   * Every "backend_type:wait_event" a frame has shown. Once seen, a wait is reported on every
+   * scrape (0 when no process is in it), so its series continues rather than appearing for one
+   * scrape and going stale: a dashboard reading it at a coarser step than the scrape would miss
+   * such a blip. Bounded by the AIO wait events times the backend types.
+   */
+  readonly seenWaits = new Set<string>();
   private readonly recentDeltas: IoStatDelta[] = [];
   private readonly intervals = new Map<string, OpenInterval>();
 
@@ -85,6 +92,7 @@ export class TargetTally {
       this.totals.newReads += frame.newReads.count;
       this.totals.newReadBytes += frame.newReads.bytes;
     }
+    for (const key in frame.waits) this.seenWaits.add(key);
     for (const worker of frame.ioWorkers) {
       this.totals.workerSamples++;
       if (worker.busy) this.totals.workerBusy++;

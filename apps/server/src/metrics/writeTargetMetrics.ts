@@ -78,20 +78,32 @@ function writeTotals(f: MetricFamilies, labels: Labels, tally: TargetTally, work
   f.statResets.inc(labels, totals.statResets);
 }
 
-function writeLatest(f: MetricFamilies, labels: Labels, frame: LiveFrame, workerMethod: boolean): void {
+function writeLatest(
+  f: MetricFamilies,
+  labels: Labels,
+  frame: LiveFrame,
+  workerMethod: boolean,
+  seenWaits: ReadonlySet<string>,
+): void {
   if (frame.inflight !== null) {
     f.readsInFlight.set(labels, frame.inflight.total.count);
     f.bytesInFlight.set(labels, frame.inflight.total.bytes);
     if (frame.inflight.workerBacklog !== null) f.backlog.set(labels, frame.inflight.workerBacklog);
   }
   if (workerMethod) f.ioWorkers.set(labels, frame.ioWorkers.length);
-  for (const [key, count] of Object.entries(frame.waits)) {
+  for (const key of seenWaits) {
     const wait = waitLabels(key);
-    if (wait.wait_event !== IDLE_WORKER_WAIT) f.waiting.set({ ...labels, ...wait }, count);
+    if (wait.wait_event !== IDLE_WORKER_WAIT) f.waiting.set({ ...labels, ...wait }, frame.waits[key] ?? 0);
   }
 }
 
-function writeInterval(f: MetricFamilies, labels: Labels, { point }: ScrapeInterval, workerMethod: boolean): void {
+function writeInterval(
+  f: MetricFamilies,
+  labels: Labels,
+  { point }: ScrapeInterval,
+  workerMethod: boolean,
+  seenWaits: ReadonlySet<string>,
+): void {
   if (point.frames === 0) return;
   if (point.inflightKnown) {
     f.readsInFlightMax.set(labels, point.readsInFlight.max);
@@ -105,9 +117,9 @@ function writeInterval(f: MetricFamilies, labels: Labels, { point }: ScrapeInter
     f.backlogMean.set(labels, point.workerBacklog.mean);
   }
   if (workerMethod && point.workerSamples > 0) f.workerBusy.set(labels, point.workerBusy / point.workerSamples);
-  for (const [key, mean] of Object.entries(point.waits)) {
+  for (const key of seenWaits) {
     const wait = waitLabels(key);
-    if (wait.wait_event !== IDLE_WORKER_WAIT) f.waitingMean.set({ ...labels, ...wait }, mean);
+    if (wait.wait_event !== IDLE_WORKER_WAIT) f.waitingMean.set({ ...labels, ...wait }, point.waits[key] ?? 0);
   }
 }
 
@@ -123,7 +135,8 @@ function writeAudit(f: MetricFamilies, labels: Labels, audit: AuditReport): void
 /**
  * Writes one target's series into families that were reset for this scrape. Figures that do not
  * apply are left out, never written as 0: the io worker pool and backlog exist only under
- * io_method = worker, and a server without pg_aios has no reads in flight to report.
+ * io_method = worker, and a server without pg_aios has no reads in flight to report. A wait event
+ * no process is in is 0 once it has been seen (TargetTally.seenWaits): then it does apply.
  */
 export function writeTargetMetrics(f: MetricFamilies, scrape: TargetScrape): void {
   const { summary, tally } = scrape;
@@ -133,9 +146,9 @@ export function writeTargetMetrics(f: MetricFamilies, scrape: TargetScrape): voi
   writeTotals(f, labels, tally, workerMethod);
   const latest = tally.latest;
   if (latest !== null && tally.latestAt !== null && scrape.now - tally.latestAt <= LATEST_FRESH_MS) {
-    writeLatest(f, labels, latest, workerMethod);
+    writeLatest(f, labels, latest, workerMethod, tally.seenWaits);
   }
-  writeInterval(f, labels, scrape.interval, workerMethod);
+  writeInterval(f, labels, scrape.interval, workerMethod, tally.seenWaits);
   const exact = tally.exactBytesPerRead();
   const deltaFresh = tally.latestDeltaAt !== null && scrape.now - tally.latestDeltaAt <= LATEST_FRESH_MS;
   if (exact !== null && deltaFresh) f.exactReadSize.set(labels, exact);
