@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: aioscope's performance measurements. Timings live here, never in tests.
  *
- *   npm run bench                        # all default measurements, ~20 minutes (own-cost waits 5 for the steady state)
+ *   npm run bench                        # all default measurements, ~30 minutes (own-cost waits 5 for the steady state)
  *   npm run bench -- --quick             # smoke run, ~2 minutes
  *   npm run bench -- --only fanout       # one (or a comma list) of: observer, sampler, latency, fanout, browser, soak
  *   npm run bench -- --soak 30           # the soak alone, 30 minutes at 100 Hz (add --only to combine)
@@ -17,6 +17,7 @@
  *   npm run bench -- --only adapter      # the live adapter's engine, Redis streams vs PostgreSQL LISTEN/NOTIFY, at the team load (A/B/A)
  *   npm run bench -- --only team         # 3 replicas, shared store, Redis, nginx: 60 targets, 300 viewers, 5 kills (--quick: 12, 30, 2)
  *   npm run bench -- --only page-ab --baseline-web DIR  # an earlier build of the page against this one, interleaved
+ *   npm run bench -- --only race-replay  # the race replayed at 1× against the live dashboard, one page, interleaved
  *
  * stdout is a Markdown table (one row per measurement and condition); progress goes to stderr.
  * Each measurement writes bench/results/<name>.json; the run writes bench/results/summary.json.
@@ -50,6 +51,7 @@ import { runObserver } from './lib/observer.ts';
 import { runOwnCost } from './lib/ownCost.ts';
 import { pageAbMinutes, runPageAb } from './lib/pageAb.ts';
 import { runProfile } from './lib/profile.ts';
+import { raceReplayMinutes, runRaceReplay } from './lib/raceReplay.ts';
 import { runRecord } from './lib/record.ts';
 import { runRecordingOpen } from './lib/recordingOpen.ts';
 import { machineInfo } from './lib/proc.ts';
@@ -73,6 +75,7 @@ const MEASUREMENTS = [
   'history-browser',
   'fleet',
   'page-ab',
+  'race-replay',
   'team',
   'adapter',
 ] as const;
@@ -90,6 +93,7 @@ const DEFAULT_SET: MeasurementName[] = [
   'recording-open',
   'record',
   'history-browser',
+  'race-replay',
 ];
 /** The default rate of `npm start`, at which latency, fan-out and browser cost are measured. */
 const DASHBOARD_RATE_HZ = 20;
@@ -197,6 +201,7 @@ function watchdogMinutes(options: BenchOptions, names: MeasurementName[]): numbe
     base +
     (names.includes('soak') ? (options.soakMinutes ?? 5) : 0) +
     (names.includes('page-ab') ? pageAbMinutes(options) : 0) +
+    (names.includes('race-replay') ? raceReplayMinutes(options) : 0) +
     options.browserMinutes * 2
   );
 }
@@ -306,6 +311,9 @@ async function main(): Promise<number> {
             break;
           case 'adapter':
             print(await runAdapterChoice(options, cleanups));
+            break;
+          case 'race-replay':
+            print(await runRaceReplay(options, await sharedApp(), cleanups));
             break;
           case 'page-ab': {
             if (options.baselineWeb === null) throw new BenchUsageError('page-ab needs --baseline-web DIR');

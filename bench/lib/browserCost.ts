@@ -1,17 +1,6 @@
-import { openDashboard, routeToSnapshot } from './dashboard.ts';
-import { launchChromium } from '../../e2e/support/browser.ts';
+import { openBenchPage } from './dashboard.ts';
 import { waitForUptime, type BenchAioscope } from './aioscope.ts';
-import {
-  log,
-  sleep,
-  using,
-  verdict,
-  withTimeout,
-  writeResult,
-  type BenchOptions,
-  type Cleanups,
-  type TableRow,
-} from './common.ts';
+import { log, sleep, using, verdict, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
 import { LONG_TASK_SCRIPT, PAGE_NOW, longTasksSince } from './pageScripts.ts';
 import { enablePageMetrics, readPageMetrics, type PageMetrics } from './pageMetrics.ts';
 import { fmt, summarize } from './stats.ts';
@@ -56,13 +45,7 @@ export async function runBrowserCost(options: BenchOptions, app: BenchAioscope, 
     // The snapshot must fill the page's 60 s window from the start, or the heap grows for a minute by design.
     await waitForUptime(app, 65);
     log(`browser cost: dashboard in Chromium for ${minutes} min at ${app.rateHz} Hz ...`);
-    const chromium = await withTimeout(launchChromium(), 60_000, 'Chromium launch');
-    cleanups.add('Chromium', () => chromium.close());
-    const context = await chromium.browser.newContext({ viewport: { width: 1600, height: 1000 }, colorScheme: 'dark' });
-    await routeToSnapshot(context, app.web);
-    await context.addInitScript({ content: LONG_TASK_SCRIPT });
-    const page = await context.newPage();
-    await openDashboard(page, app.url);
+    const { chromium, context, page } = await openBenchPage(app.url, app.web, [LONG_TASK_SCRIPT], cleanups);
     await sleep(options.quick ? 5_000 : 15_000); // load, snapshot and first renders are not steady state
     const cdp = await context.newCDPSession(page);
     await enablePageMetrics(cdp);

@@ -28,6 +28,26 @@ export interface BenchOptions {
   ownCostBaseline: string | null;
 }
 
+/** Rounds of alternating windows (one per condition), and each window's length. */
+export interface InterleavedPlan {
+  rounds: number;
+  windowSeconds: number;
+}
+
+/** A quick run's plan, or the full one with its rounds scaled by --rounds (at least 2). */
+export function interleavedPlan(options: BenchOptions, quick: InterleavedPlan, full: InterleavedPlan): InterleavedPlan {
+  if (options.quick) return quick;
+  return { rounds: Math.max(2, Math.round(full.rounds * options.roundsScale)), windowSeconds: full.windowSeconds };
+}
+
+/**
+ * An upper bound on an interleaved measurement's minutes, for the watchdog: two windows a round,
+ * each with `overheadSeconds` of loading or settling, after `setupMinutes`.
+ */
+export function interleavedMinutes(plan: InterleavedPlan, overheadSeconds: number, setupMinutes = 0): number {
+  return Math.ceil(setupMinutes + (plan.rounds * 2 * (plan.windowSeconds + overheadSeconds)) / 60) + 2;
+}
+
 /** A problem the user fixes (bad flag, another run holds the lock): one line, exit code 2. */
 export class BenchUsageError extends Error {}
 

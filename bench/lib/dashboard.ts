@@ -2,7 +2,8 @@ import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { WEB_ROOT } from '../../apps/server/src/app/server.ts';
-import { BENCH_DATA_DIR, log, sleep } from './common.ts';
+import { launchChromium, type LaunchedBrowser } from '../../e2e/support/browser.ts';
+import { BENCH_DATA_DIR, log, sleep, withTimeout, type Cleanups } from './common.ts';
 
 /** A copy of apps/web/dist taken once per aioscope start: what every page of that run loads. */
 export interface WebSnapshot {
@@ -79,6 +80,7 @@ export async function routeToSnapshot(context: BrowserContext, snapshot: WebSnap
     if (pathname.endsWith('.js') && existsSync(own)) await route.fulfill({ path: own });
     else if (pathname.endsWith('.js'))
       await route.fulfill({ contentType: 'text/javascript', body: entryImport(snapshot.js) });
+    else if (pathname.endsWith('.css') && existsSync(own)) await route.fulfill({ path: own });
     else if (pathname.endsWith('.css') && snapshot.css !== null)
       await route.fulfill({ path: path.join(snapshot.dir, 'assets', snapshot.css) });
     else await route.continue();
@@ -102,4 +104,32 @@ export async function openDashboard(page: Page, url: string, attempts = 3): Prom
       log(`dashboard did not load (attempt ${attempt}/${attempts}): retrying`);
     }
   }
+}
+
+/** Chromium with one context and the dashboard open in it, as every page measurement starts. */
+export interface BenchPage {
+  chromium: LaunchedBrowser;
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Launches Chromium (closed by `cleanups`), opens one context at 1600 × 1000 in the dark theme
+ * loading the `web` build, installs the init scripts before the page's own, and opens the
+ * dashboard: the same page for every measurement, so their figures compare.
+ */
+export async function openBenchPage(
+  url: string,
+  web: WebSnapshot,
+  initScripts: readonly string[],
+  cleanups: Cleanups,
+): Promise<BenchPage> {
+  const chromium = await withTimeout(launchChromium(), 60_000, 'Chromium launch');
+  cleanups.add('Chromium', () => chromium.close());
+  const context = await chromium.browser.newContext({ viewport: { width: 1600, height: 1000 }, colorScheme: 'dark' });
+  await routeToSnapshot(context, web);
+  for (const script of initScripts) await context.addInitScript({ content: script });
+  const page = await context.newPage();
+  await openDashboard(page, url);
+  return { chromium, context, page };
 }

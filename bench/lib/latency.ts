@@ -1,17 +1,6 @@
-import { openDashboard, routeToSnapshot } from './dashboard.ts';
-import { launchChromium } from '../../e2e/support/browser.ts';
+import { openBenchPage } from './dashboard.ts';
 import type { BenchAioscope } from './aioscope.ts';
-import {
-  log,
-  sleep,
-  using,
-  verdict,
-  withTimeout,
-  writeResult,
-  type BenchOptions,
-  type Cleanups,
-  type TableRow,
-} from './common.ts';
+import { log, sleep, using, verdict, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
 import { PAINT_HOOK_COLLECT, PAINT_HOOK_SCRIPT, PAINT_HOOK_START } from './pageScripts.ts';
 import { fmt, percentiles, type Percentiles } from './stats.ts';
 import { ViewerPool } from './viewerPool.ts';
@@ -86,13 +75,7 @@ export async function runLatency(options: BenchOptions, app: BenchAioscope, pare
     await pool.stop();
 
     log(`latency: Chromium painting the dashboard for ${windowSeconds} s ...`);
-    const chromium = await withTimeout(launchChromium(), 60_000, 'Chromium launch');
-    cleanups.add('Chromium', () => chromium.close());
-    const context = await chromium.browser.newContext({ viewport: { width: 1600, height: 1000 }, colorScheme: 'dark' });
-    await routeToSnapshot(context, app.web);
-    await context.addInitScript({ content: PAINT_HOOK_SCRIPT });
-    const page = await context.newPage();
-    await openDashboard(page, app.url);
+    const { chromium, page } = await openBenchPage(app.url, app.web, [PAINT_HOOK_SCRIPT], cleanups);
     await sleep(5_000); // snapshot processed, first renders done
     await page.evaluate(PAINT_HOOK_START);
     await sleep(windowSeconds * 1000);

@@ -5,9 +5,12 @@ import {
   log,
   rotated,
   sleep,
+  interleavedMinutes,
+  interleavedPlan,
   using,
   withTimeout,
   writeResult,
+  type InterleavedPlan,
   type BenchOptions,
   type Cleanups,
   type TableRow,
@@ -23,7 +26,7 @@ import {
   PAINT_HOOK_START,
   longTasksSince,
 } from './pageScripts.ts';
-import { enablePageMetrics, readPageMetrics } from './pageMetrics.ts';
+import { enablePageMetrics, readTaskClock, taskTimes } from './pageMetrics.ts';
 import { fmt, max, min, quantile } from './stats.ts';
 
 /**
@@ -33,7 +36,7 @@ import { fmt, max, min, quantile } from './stats.ts';
  * two runs of the same build differ by here.
  */
 const PAINT_P95_MARGIN_MS = 5;
-const BUSY_MARGIN = 0.01;
+export const BUSY_MARGIN = 0.01;
 /**
  * Issue 24's gate: the page's main thread at least 30 % less busy than the baseline's, shown when
  * the resampled interval of after ÷ before − 1 lies wholly below −30 %.
@@ -42,21 +45,13 @@ const BUSY_CUT = -0.3;
 /** A fresh page's first seconds (snapshot, first renders, the histogram's chunk) are not steady state. */
 const SETTLE_MS = 5_000;
 
-export interface PageAbPlan {
-  rounds: number;
-  windowSeconds: number;
-}
-
-export function pageAbPlan(options: BenchOptions): PageAbPlan {
-  return options.quick
-    ? { rounds: 2, windowSeconds: 8 }
-    : { rounds: Math.max(2, Math.round(8 * options.roundsScale)), windowSeconds: 30 };
+export function pageAbPlan(options: BenchOptions): InterleavedPlan {
+  return interleavedPlan(options, { rounds: 2, windowSeconds: 8 }, { rounds: 8, windowSeconds: 30 });
 }
 
 /** An upper bound on the run's minutes, for the watchdog: two windows per round plus loading. */
 export function pageAbMinutes(options: BenchOptions): number {
-  const { rounds, windowSeconds } = pageAbPlan(options);
-  return Math.ceil((rounds * 2 * (windowSeconds + 30)) / 60) + 2;
+  return interleavedMinutes(pageAbPlan(options), 30);
 }
 
 /** One build's page for one window: a fresh context, so nothing of the other build's page is left. */
@@ -78,44 +73,22 @@ async function measureWindow(
     await sleep(SETTLE_MS);
     const cdp = await context.newCDPSession(page);
     await enablePageMetrics(cdp);
-    const taskClock = async (): Promise<{
-      task: number;
-      wall: number;
-      script: number;
-      style: number;
-      layout: number;
-    }> => {
-      const metrics = await readPageMetrics(cdp);
-      return {
-        task: metrics.TaskDuration ?? Number.NaN,
-        wall: metrics.Timestamp ?? Number.NaN,
-        script: metrics.ScriptDuration ?? Number.NaN,
-        style: metrics.RecalcStyleDuration ?? Number.NaN,
-        layout: metrics.LayoutDuration ?? Number.NaN,
-      };
-    };
     const pageStart = (await page.evaluate(PAGE_NOW)) as number;
-    const start = await taskClock();
+    const start = await readTaskClock(cdp);
     await page.evaluate(PAINT_HOOK_START);
     await sleep(windowSeconds * 1000);
     const collected = (await page.evaluate(PAINT_HOOK_COLLECT)) as {
       frames: [number, number][];
       paints: [number, number, number][];
     };
-    const end = await taskClock();
+    const end = await readTaskClock(cdp);
     const longTasks = (await page.evaluate(longTasksSince(pageStart))) as unknown[];
     return {
       build,
       round,
       paintLatenciesMs: paintLatencies(collected.frames, collected.paints),
-      busySeconds: end.task - start.task,
-      wallSeconds: end.wall - start.wall,
+      ...taskTimes(start, end),
       longTasks: longTasks.length,
-      splitSeconds: {
-        script: end.script - start.script,
-        style: end.style - start.style,
-        layout: end.layout - start.layout,
-      },
     };
   } finally {
     await context.close();
@@ -126,7 +99,7 @@ async function measureWindow(
 const MIN_ROUNDS_FOR_VERDICT = 5;
 
 /** "met" when the interval's upper end is within the margin; "MISSED" when the estimate is past it. */
-function nonInferiority(difference: Interval, margin: number, rounds: number): string {
+export function nonInferiority(difference: Interval, margin: number, rounds: number): string {
   if (rounds < MIN_ROUNDS_FOR_VERDICT) return `n/a (${rounds} rounds; ${MIN_ROUNDS_FOR_VERDICT} or more judge)`;
   if (difference.high <= margin) return 'met';
   return difference.estimate > margin ? 'MISSED' : 'not shown (more rounds)';
@@ -147,7 +120,15 @@ export function pageAbVerdicts(comparison: PageComparison): { paint: string; bus
  * Where each build's main thread went, pooled over its windows, as shares of wall time: script,
  * style and layout, and the rest of its tasks (paint, compositing commits, garbage collection …).
  */
-export function pageAbSplitRow(windows: readonly PageWindow[], condition: string): TableRow {
+export function pageAbSplitRow(
+  windows: readonly PageWindow[],
+  condition: string,
+  labels: { measurement: string; before: string; after: string } = {
+    measurement: '4b. page before → after: main thread by kind',
+    before: 'before',
+    after: 'after',
+  },
+): TableRow {
   const split = (build: PageBuild): string => {
     const mine = windows.filter((window) => window.build === build);
     const sum = (pick: (window: PageWindow) => number): number =>
@@ -161,9 +142,9 @@ export function pageAbSplitRow(windows: readonly PageWindow[], condition: string
     return `script ${share(script)}, style ${share(style)}, layout ${share(layout)}, rest (paint, compositing, GC …) ${share(rest)}`;
   };
   return {
-    measurement: '4b. page before → after: main thread by kind',
+    measurement: labels.measurement,
     condition,
-    result: `before: ${split('before')}; after: ${split('after')}`,
+    result: `${labels.before}: ${split('before')}; ${labels.after}: ${split('after')}`,
     target: '–',
     verdict: 'n/a',
   };
