@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LabRun, LiveFrame, Race, RaceLane } from '@aioscope/spec';
+import type { LiveFrame, RaceLane } from '@aioscope/spec';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import { formatNumber } from '../format.ts';
 import { buildStories } from '../present/stories.ts';
@@ -17,74 +17,13 @@ import {
   tooShort,
 } from './raceTimeline.ts';
 import { nextStep } from './useReplay.ts';
+import { labRun as run, raceLane as lane, raceOf as race } from '../testing/raceFixtures.ts';
 
 /** Frames recorded from a real PostgreSQL 18 (io_method worker, 16-block reads). */
 function recordedFrames(): LiveFrame[] {
   const server = recordedServers().find((candidate) => candidate.name === 'pg18.4-embedded-worker');
   if (server === undefined) throw new Error('recording missing');
   return buildPayloads(server).frames;
-}
-
-function run(variant: string, executionMs: number, bytesPerRead = 131072): LabRun {
-  return {
-    variant,
-    round: 1,
-    startedAt: 0,
-    ioMethod: 'worker',
-    cacheState: 'cold',
-    osResidencyBefore: 0,
-    executionMs,
-    sharedReadBlocks: 1600,
-    sharedHitBlocks: 0,
-    ioReadTimeMs: null,
-    reads: 100,
-    readBytes: 100 * bytesPerRead,
-    bytesPerRead,
-  };
-}
-
-function lane(variant: string, frames: LiveFrame[], finished: LabRun | null): RaceLane {
-  return {
-    variant,
-    round: 1,
-    pid: 1,
-    startT: frames[0]?.t ?? 0,
-    endT: frames.at(-1)?.t ?? 0,
-    frames,
-    run: finished,
-    readsSeen: 0,
-    seenShare: null,
-    blocksPerRead: finished === null ? null : 16,
-    captureError: null,
-  };
-}
-
-function race(lanes: RaceLane[], status: Race['experiment']['status'] = 'done'): Race {
-  const variants = [
-    { name: 'icl=1', session: { io_combine_limit: 1 }, server: {} },
-    { name: 'icl=16', session: { io_combine_limit: 16 }, server: {} },
-  ];
-  return {
-    id: 'abcdefabcdef',
-    captureHz: 100,
-    lanes,
-    captures: lanes.length > 0 ? 'kept' : 'none',
-    experiment: {
-      id: 'abcdefabcdef',
-      targetId: 't',
-      targetName: 't',
-      createdAt: 0,
-      finishedAt: 1,
-      status,
-      error: status === 'failed' ? 'could not extend file' : null,
-      cancelReason: status === 'cancelled' ? 'cancelled on request' : null,
-      definition: { tableMb: 256, cacheState: 'cold', rounds: 3, baseline: 0, variants },
-      plannedRuns: 6,
-      runs: [],
-      summary: [],
-      notes: [],
-    },
-  };
 }
 
 describe('race timeline', () => {
