@@ -77,6 +77,10 @@ describe('RaceReplay', () => {
     const replay = page.getByTestId('race-replay');
     // At 1× the 197 ms race is over at once; at 1/10× it lasts about 2 s.
     await expect.element(page.getByTestId('race-outcome')).toBeVisible();
+    // The clock says, without a mouse, where its figures come from and how often they change.
+    await expect
+      .element(page.getByTestId('race-clock'))
+      .toHaveAccessibleDescription(/^Captured at 100 Hz\. While it plays, .* the figures twice; paused or stepped/);
     const bars = watchBars();
     await replay.getByRole('button', { name: '1/10×' }).click();
     const clock = watchText(page.getByTestId('race-clock').element());

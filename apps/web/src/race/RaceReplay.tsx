@@ -1,4 +1,4 @@
-import { useMemo, type KeyboardEvent, type ReactNode } from 'react';
+import { useId, useMemo, type KeyboardEvent, type ReactNode } from 'react';
 import { isTyping } from '../app/isTyping.ts';
 import type { Race } from '@aioscope/spec';
 import { formatNumber } from '../format.ts';
@@ -24,6 +24,8 @@ import {
 } from './useReplay.ts';
 
 const SPEED_LABELS: Record<ReplaySpeed, string> = { 1: '1×', 0.25: '1/4×', 0.1: '1/10×' };
+/** How often the figures change while playing, a second. */
+const TEXT_RATE = 1000 / REPLAY_TEXT_INTERVAL_MS;
 
 /**
  * The keys that step frames. On the page ← → (the race's own keys); in presentation mode ← → move
@@ -50,6 +52,7 @@ export function RaceReplay({ race, presenting = false }: RaceReplayProps): React
   const steps = useMemo(() => stepTimes(lanes), [lanes]);
   const short = tooShort(lanes);
   const replay = useReplay(duration, steps, !presenting && short === null);
+  const rateId = useId();
   const outcome = raceOutcome(lanes);
   const done = replay.atMs >= duration;
   const keys = FRAME_KEYS[presenting ? 'presenting' : 'page'];
@@ -130,14 +133,15 @@ export function RaceReplay({ race, presenting = false }: RaceReplayProps): React
             </button>
           ))}
         </span>
-        <span
-          className="race-clock"
-          data-testid="race-clock"
-          title={`captured at ${race.captureHz} Hz; while playing, the bars move up to ${1000 / REPLAY_DRAW_INTERVAL_MS} times a second and the figures change ${1000 / REPLAY_TEXT_INTERVAL_MS} times; paused or stepped, every captured frame is shown exactly`}
-        >
+        <span className="race-clock" data-testid="race-clock" aria-describedby={rateId}>
           {formatNumber(replay.atMs, 0)} / {formatNumber(duration, 0)} ms · {SPEED_LABELS[replay.speed]}
         </span>
       </div>
+      <p className="race-rate" id={rateId}>
+        Captured at {race.captureHz} Hz. While it plays, the bars move up to {1000 / REPLAY_DRAW_INTERVAL_MS} times a
+        second and the figures {TEXT_RATE === 2 ? 'twice' : `${TEXT_RATE} times`}; paused or stepped, they show a
+        captured frame exactly.
+      </p>
       {/* The result is laid out from the start and shown at the end, a line saying so in its place
           until then: a sentence appearing under the lanes at each finish moved everything below
           it (a layout and repaint of the page and a hit test under the pointer, 10–35 ms each in
