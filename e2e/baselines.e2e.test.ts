@@ -6,6 +6,7 @@ import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { type CliRun, runCli, stopCli, waitForUrl } from '../apps/server/test/support/cliProcess.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { WIDTHS_AND_THEMES } from './support/viewports.ts';
+import { sideways } from './support/sideways.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-baselines');
@@ -95,14 +96,14 @@ describe('baselines: mark the shown range, list it, open it, compare with it', (
       // The same name again on the same target: refused in words.
       await page.getByRole('alert').waitFor();
       expect(await page.getByRole('alert').innerText()).toContain(`already has a baseline named "${NAME}"`);
-      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await expect.poll(() => sideways(page, width), { message: 'the page scrolls sideways' }).toEqual([]);
       const controls = page.getByTestId('time-controls');
       const markShot = path.join(ARTIFACTS, `baseline-mark-${width}-${colorScheme}.png`);
       await controls.screenshot({ path: markShot });
       await page.keyboard.press('Escape');
       await page.getByTestId('show-baselines').click();
       await page.getByTestId('baseline-row').first().waitFor();
-      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await expect.poll(() => sideways(page, width), { message: 'the page scrolls sideways' }).toEqual([]);
       const listShot = path.join(ARTIFACTS, `baseline-list-${width}-${colorScheme}.png`);
       await controls.screenshot({ path: listShot });
       await context.close();

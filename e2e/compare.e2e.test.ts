@@ -5,6 +5,7 @@ import { compareResultSchema, type CompareResult } from '@aioscope/spec';
 import { aioscopeInChromium, ARTIFACTS } from './support/aioscopeInChromium.ts';
 import { describeViolations, installAxe, seriousViolations } from './support/axe.ts';
 import { collectConsoleErrors } from './support/browser.ts';
+import { sideways } from './support/sideways.ts';
 
 const DATA_TIMEOUT_MS = 180_000;
 /** Long enough to hold the end of a demo scan (pg_stat_io counts a statement's reads when it ends). */
@@ -83,7 +84,7 @@ describe('compare: two recorded ranges with scans, side by side', () => {
       await page.goto(`${aioscope.baseUrl}/compare?${query}`);
       await page.getByTestId('compare-sentence').waitFor();
       await page.getByTestId('compare-scans-B').waitFor();
-      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+      await expect.poll(() => sideways(page, width), { message: 'the page scrolls sideways' }).toEqual([]);
       // Keyboard: the first control of the view takes focus with a visible outline.
       await page.getByTestId('compare-b-target').focus();
       const outline = await page.evaluate('getComputedStyle(document.activeElement).outlineStyle');

@@ -8,6 +8,7 @@ import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cli
 import { startDebianPostgres, type DebianPostgres } from '../apps/server/test/support/debianPostgres.ts';
 import { waitUntil } from '../apps/server/test/support/polling.ts';
 import { startTestPostgres } from '../apps/server/test/support/testPostgres.ts';
+import { sideways } from './support/sideways.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 
 /**
@@ -65,30 +66,6 @@ const SPLIT_FIGURES = `(() => {
 })()`;
 
 const splitFigures = (page: Page): Promise<string[]> => page.evaluate(SPLIT_FIGURES) as Promise<string[]>;
-
-/**
- * Why the page scrolls sideways, if it does: its own width, then the innermost elements that end
- * past the screen (a failure must say which one widened the page, not only by how much). Empty
- * when the page is no wider than the screen. Run in the page.
- */
-const SIDEWAYS = `(() => {
-  const width = ${WIDTH};
-  const pageWidth = document.documentElement.scrollWidth;
-  if (pageWidth <= width) return [];
-  const pastEdge = (element) => element.getBoundingClientRect().right > width + 0.5;
-  const culprits = [...document.body.querySelectorAll('*')]
-    .filter((element) => pastEdge(element) && ![...element.children].some(pastEdge))
-    .slice(0, 5)
-    .map((element) => {
-      const testId = element.getAttribute('data-testid');
-      const name = element.tagName.toLowerCase() + (testId === null ? '' : '[data-testid=' + testId + ']') +
-        (element.className && typeof element.className === 'string' ? '.' + element.className.trim().split(/\\s+/).join('.') : '');
-      const text = (element.textContent ?? '').trim().slice(0, 40);
-      return name + ' ends at ' + Math.round(element.getBoundingClientRect().right) + ' px' + (text === '' ? '' : ': "' + text + '"');
-    });
-  return ['the page is ' + pageWidth + ' px wide', ...culprits];
-})()`;
-const sideways = (page: Page): Promise<string[]> => page.evaluate(SIDEWAYS) as Promise<string[]>;
 
 /** Where an element ends, and whether what it holds is cut off without a way to scroll to it. */
 function fitOf(page: Page, selector: string): Promise<{ right: number; clipped: boolean }> {
@@ -188,7 +165,7 @@ describe(`a phone, ${WIDTH} px wide`, () => {
           return at !== undefined && of !== undefined && Number(at) === Number.parseFloat(of);
         })
         .toBe(true);
-      await expect.poll(() => sideways(page), { message: 'the page scrolls sideways' }).toEqual([]);
+      await expect.poll(() => sideways(page, WIDTH), { message: 'the page scrolls sideways' }).toEqual([]);
       for (const table of ['[data-testid=lab-medians]', '[data-testid=race-medians]']) {
         const fit = await fitOf(page, table);
         expect(fit.right, `${table} ends inside the screen`).toBeLessThanOrEqual(WIDTH);
@@ -215,7 +192,7 @@ describe(`a phone, ${WIDTH} px wide`, () => {
       await expect
         .poll(async () => (await rows.locator('.badge').allInnerTexts()).sort().join(','), { timeout: 60_000 })
         .toBe('live,live,refused');
-      await expect.poll(() => sideways(page), { message: 'the page scrolls sideways' }).toEqual([]);
+      await expect.poll(() => sideways(page, WIDTH), { message: 'the page scrolls sideways' }).toEqual([]);
       for (const cell of await page.getByTestId('overview-attention').all()) {
         const box = await cell.boundingBox();
         expect(box, 'needs attention is laid out').not.toBeNull();

@@ -5,6 +5,7 @@ import { historyReadersSchema, type HistoryReaders } from '@aioscope/spec';
 import { aioscopeInChromium, ARTIFACTS } from './support/aioscopeInChromium.ts';
 import { collectConsoleErrors } from './support/browser.ts';
 import { DashboardPage } from './pages/DashboardPage.ts';
+import { sideways } from './support/sideways.ts';
 
 const DATA_TIMEOUT_MS = 120_000;
 /** The demo workload's plain scan, as pg_stat_activity shows its query (its other query filters the same table). */
@@ -99,7 +100,7 @@ describe('who was reading: the statements of a recorded range with a scan', () =
       .toBe(String(Math.round(scan?.firstReadAt ?? 0)));
     await panel.getByTestId('readers-strip').waitFor();
     // On a phone each statement is a card: neither the page nor the statements' box scrolls sideways.
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+    await expect.poll(() => sideways(page, width), { message: 'the page scrolls sideways' }).toEqual([]);
     const boxOverflow =
       "(box => box.scrollWidth - box.clientWidth)(document.querySelector('[data-testid=panel-readers] .table-wrap'))";
     expect(await page.evaluate(boxOverflow)).toBeLessThanOrEqual(0);
