@@ -31,8 +31,13 @@ export function lockKey(name: string): number {
 
 /** The order a replica prefers targets in: highest hash of (replica, target) first. */
 export function preferenceOrder(replicaId: string, targets: readonly string[]): string[] {
-  const score = (target: string): string => createHash('sha256').update(`${replicaId}\u0000${target}`).digest('hex');
-  return [...targets].sort((a, b) => (score(a) < score(b) ? 1 : score(a) > score(b) ? -1 : 0));
+  // One hash per target, not two per comparison: a sort of 60 targets hashed ~700 times a check.
+  const scored = targets.map((target) => ({
+    target,
+    score: createHash('sha256').update(`${replicaId}\u0000${target}`).digest('hex'),
+  }));
+  scored.sort((a, b) => (a.score < b.score ? 1 : a.score > b.score ? -1 : 0));
+  return scored.map(({ target }) => target);
 }
 
 /** This process among the replicas: its host and pid (what an operator looks for), and a nonce for a reused pid. */
@@ -66,6 +71,8 @@ export interface OwnershipState {
 export class TargetOwnership {
   private client: pg.Client | null = null;
   private targets: string[] = [];
+  /** preferenceOrder of the targets, computed when they change rather than at every check. */
+  private order: string[] = [];
   private readonly owned = new Set<string>();
   private replicas = 0;
   private storeError: string | null = null;
@@ -96,6 +103,7 @@ export class TargetOwnership {
   /** The targets of the targets file; those no longer listed are given back at the next check. */
   setTargets(ids: readonly string[]): void {
     this.targets = [...new Set(ids)];
+    this.order = preferenceOrder(this.options.replicaId, this.targets);
     void this.check();
   }
 
@@ -134,7 +142,7 @@ export class TargetOwnership {
       this.replicas = await this.countReplicas(client);
       const share = shareOf(this.targets.length, this.replicas);
       const listed = new Set(this.targets);
-      const order = preferenceOrder(this.options.replicaId, this.targets);
+      const order = this.order;
       const release = async (target: string): Promise<void> => {
         await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
         this.owned.delete(target);
