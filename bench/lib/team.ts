@@ -1,4 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
+import { cpus } from 'node:os';
 import path from 'node:path';
 import { historyFramesSchema, targetListSchema } from '@aioscope/spec';
 import { INTEREST_TTL_MS } from '../../apps/server/src/live/remoteInterest.ts';
@@ -18,6 +19,7 @@ import {
   type Cleanups,
   type TableRow,
 } from './common.ts';
+import { machineCpuSeconds } from './proc.ts';
 import { postmasterPid, treeCpuSeconds } from './processTree.ts';
 import { fmt, max, median } from './stats.ts';
 import { ViewerPool } from './viewerPool.ts';
@@ -70,13 +72,30 @@ async function until(
   timeoutMs: number,
   what: string,
   everyMs = 100,
+  why: () => Promise<string> = () => Promise.resolve(''),
 ): Promise<number> {
   const started = Date.now();
   while (!(await condition())) {
-    if (Date.now() - started > timeoutMs) throw new Error(`team: ${what} not within ${timeoutMs / 1000} s`);
+    if (Date.now() - started > timeoutMs) {
+      const detail = await why().catch((error: unknown) => `(could not say why: ${String(error)})`);
+      throw new Error(`team: ${what} not within ${timeoutMs / 1000} s${detail === '' ? '' : `: ${detail}`}`);
+    }
     await sleep(everyMs);
   }
   return Date.now() - started;
+}
+
+/** The targets a replica does not list as live, with their state and its reason (a timeout's "why"). */
+async function notLive(url: string): Promise<string> {
+  const targets = targetListSchema.parse(await (await fetch(new URL('/api/targets', url))).json());
+  const waiting = targets.filter((t) => t.unwatchedSince !== undefined || t.status.state !== 'live');
+  const shown = waiting
+    .slice(0, 8)
+    .map(
+      (t) =>
+        `${t.id} ${t.unwatchedSince === undefined ? t.status.state : 'unwatched'}${t.status.message === null ? '' : ` (${t.status.message})`}`,
+    );
+  return `${waiting.length} of ${targets.length} not live: ${shown.join('; ')}${waiting.length > shown.length ? '; …' : ''}`;
 }
 
 interface Window {
@@ -88,6 +107,8 @@ interface Window {
   viewersOnOwner: number;
   disconnects: number;
   storeBytes: number;
+  /** The whole machine's busy time over the window, in cores (this machine has os.cpus().length). */
+  machineBusyCores: number;
 }
 
 /** Viewers and CPU over one window: each replica, and the helpers' processes by pid. */
@@ -101,9 +122,11 @@ async function measureWindow(
   await pools.all.measureStart();
   await pools.remote?.measureStart();
   const before = pids.map((pid) => treeCpuSeconds(pid));
+  const machineBefore = machineCpuSeconds();
   const started = performance.now();
   await sleep(seconds * 1000);
   const after = pids.map((pid) => treeCpuSeconds(pid));
+  const machineAfter = machineCpuSeconds();
   const wall = (performance.now() - started) / 1000;
   const all = await pools.all.measureStop();
   const remote = (await pools.remote?.measureStop()) ?? null;
@@ -116,6 +139,7 @@ async function measureWindow(
     viewersOnOwner: all.viewersOnOwner,
     disconnects: all.disconnects,
     storeBytes: (await storeBytes()) - bytesBefore,
+    machineBusyCores: (machineAfter.busy - machineBefore.busy) / wall,
   };
 }
 
@@ -153,6 +177,11 @@ async function killOwner(
     30_000,
     `takeover of ${lost.length} targets`,
     50,
+    async () => {
+      const owners = await ownersOf(fleet, survivors, ids);
+      const wrong = [...owners].filter(([, o]) => o.length !== 1).map(([id, o]) => `${id} owned by ${o.length}`);
+      return `${wrong.slice(0, 8).join(', ') || 'each owned once'}; ${await notLive(survivor.url)}`;
+    },
   );
   const failoverMs = Date.now() - killedAt;
   await sleep(1_500); // the new owners' first batches reach the store
@@ -215,7 +244,13 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       'each target owned once, shares even',
       500,
     );
-    await until(async () => (await fleet.sampled(nginx.url)).length === ids.length, 60_000, 'every target live', 500);
+    await until(
+      async () => (await fleet.sampled(nginx.url)).length === ids.length,
+      60_000,
+      'every target live',
+      500,
+      () => notLive(nginx.url),
+    );
 
     const store = await connect(fleet.store, { database: 'team' });
     cleanups.add('store session', () => store.end());
@@ -229,7 +264,9 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
         `team: ${what}: replicas ${w.cpuPercent
           .slice(0, 3)
           .map((c) => fmt(c))
-          .join(', ')} % of a core; redis ${fmt(w.cpuPercent[3] ?? 0)} %, store ${fmt(w.cpuPercent[4] ?? 0)} %`,
+          .join(
+            ', ',
+          )} % of a core; redis ${fmt(w.cpuPercent[3] ?? 0)} %, store ${fmt(w.cpuPercent[4] ?? 0)} %; machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy`,
       );
 
     // A: every viewer through nginx, each following its target to its owner as the page does
@@ -311,7 +348,9 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
         .join(' / ')} % of a core (replicas ${w.cpuPercent
         .slice(0, 3)
         .map((c) => fmt(c))
-        .join(' / ')} %, redis ${fmt(w.cpuPercent[3] ?? 0)} %)`;
+        .join(
+          ' / ',
+        )} %, redis ${fmt(w.cpuPercent[3] ?? 0)} %; the machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy)`;
     return [
       {
         measurement: 'team',
@@ -337,7 +376,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       {
         measurement: 'team',
         condition: `sample → viewer, window B: ${size.remoteViewers} viewers on a replica for targets it does not sample`,
-        result: `p95 ${fmt(spread.remoteLatencyP95Ms ?? Number.NaN)} ms (B's viewers through nginx: p95 ${fmt(spread.latencyP95Ms)} ms; A's, each on its owner: p95 ${fmt(team.latencyP95Ms)} ms)`,
+        result: `p95 ${fmt(spread.remoteLatencyP95Ms ?? Number.NaN)} ms (B's viewers through nginx: p95 ${fmt(spread.latencyP95Ms)} ms; A's, each on its owner: p95 ${fmt(team.latencyP95Ms)} ms; the machine ${fmt(spread.machineBusyCores, 2)} of ${cpus().length} cores busy in B, ${fmt(team.machineBusyCores, 2)} in A)`,
         target: `≤ ${GOALS.remoteP95Ms} ms`,
         verdict: verdict((spread.remoteLatencyP95Ms ?? Infinity) <= GOALS.remoteP95Ms),
       },
@@ -351,7 +390,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       {
         measurement: 'team',
         condition: `one process, embedded store: ${size.targets} targets, ${size.viewers + size.remoteViewers} viewers, ${size.seconds} s`,
-        result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
+        result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target; the machine ${fmt(alone.machineBusyCores, 2)} of ${cpus().length} cores busy), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
         target: 'comparison',
         verdict: verdict(null),
       },

@@ -36,7 +36,8 @@ export async function startTeamNginx(replicaPorts: readonly number[]): Promise<R
       'daemon off;',
       `pid ${path.join(dir, 'nginx.pid')};`,
       `error_log ${path.join(dir, 'error.log')};`,
-      'events {}',
+      // Each viewer holds two connections (client and replica); nginx's default of 512 is 255 viewers.
+      'events { worker_connections 4096; }',
       'http {',
       '  access_log off;',
       ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path.join(dir, t)};`),

@@ -47,10 +47,15 @@ export async function startReplicaFleet(
   options: ReplicaFleetOptions = {},
 ): Promise<ReplicaFleet> {
   const servers = Math.max(1, options.watchedServers ?? 1);
+  // The embedded server's 20 connections fit a few targets; a cluster behind many target entries
+  // needs up to four sessions per entry (fast sampler, pg_stat_io sampler, inspector, relation
+  // names), and a new owner opens its own while the old owner's are still closing.
+  const perServer = Math.ceil(targetIds.length / servers);
+  const watchedSettings = { max_connections: String(Math.max(20, 5 * perServer + 10)) };
   const [store, ...watchedServers] = await Promise.all([
     startTestPostgres(`${name}-store`),
     ...Array.from({ length: servers }, (_, i) =>
-      startTestPostgres(i === 0 ? `${name}-watched` : `${name}-watched-${i}`),
+      startTestPostgres(i === 0 ? `${name}-watched` : `${name}-watched-${i}`, watchedSettings),
     ),
   ]);
   const watched = watchedServers[0] as EmbeddedPostgresServer;
