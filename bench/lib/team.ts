@@ -109,6 +109,8 @@ interface Window {
   storeBytes: number;
   /** The whole machine's busy time over the window, in cores (this machine has os.cpus().length). */
   machineBusyCores: number;
+  /** The bench's viewer processes (load the replicas do not cause but share the cores with). */
+  viewersCpuPercent: number;
 }
 
 /** Viewers and CPU over one window: each replica, and the helpers' processes by pid. */
@@ -121,11 +123,15 @@ async function measureWindow(
   const bytesBefore = await storeBytes();
   await pools.all.measureStart();
   await pools.remote?.measureStart();
+  const viewerPids = [pools.all.pid, pools.remote?.pid].filter((pid) => pid !== undefined);
+  const viewersCpu = (): number => viewerPids.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
   const before = pids.map((pid) => treeCpuSeconds(pid));
+  const viewersBefore = viewersCpu();
   const machineBefore = machineCpuSeconds();
   const started = performance.now();
   await sleep(seconds * 1000);
   const after = pids.map((pid) => treeCpuSeconds(pid));
+  const viewersAfter = viewersCpu();
   const machineAfter = machineCpuSeconds();
   const wall = (performance.now() - started) / 1000;
   const all = await pools.all.measureStop();
@@ -140,6 +146,7 @@ async function measureWindow(
     disconnects: all.disconnects,
     storeBytes: (await storeBytes()) - bytesBefore,
     machineBusyCores: (machineAfter.busy - machineBefore.busy) / wall,
+    viewersCpuPercent: (100 * (viewersAfter - viewersBefore)) / wall,
   };
 }
 
@@ -257,7 +264,18 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const dbBytes = async (): Promise<number> =>
       Number((await store.query<{ n: string }>("SELECT pg_database_size('team') AS n")).rows[0]?.n);
     const storePid = postmasterPid(path.join(TEST_DATA_ROOT, 'bench-team-store'));
-    const pids = [...replicas.map((r) => r.run.child.pid ?? 0), redis.pid() ?? 0, storePid];
+    const watchedPids = Array.from({ length: size.servers }, (_, i) =>
+      postmasterPid(path.join(TEST_DATA_ROOT, i === 0 ? 'bench-team-watched' : `bench-team-watched-${i}`)),
+    );
+    // Indexes: replicas 0-2, redis 3, store 4, nginx 5, then the watched clusters.
+    const pids = [
+      ...replicas.map((r) => r.run.child.pid ?? 0),
+      redis.pid() ?? 0,
+      storePid,
+      nginx.pid ?? 0,
+      ...watchedPids,
+    ];
+    const watchedCpu = (w: Window): number => w.cpuPercent.slice(6).reduce((a, b) => a + b, 0);
     const viewerCount = size.viewers + size.remoteViewers;
     const logWindow = (what: string, w: Window): void =>
       log(
@@ -266,7 +284,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
           .map((c) => fmt(c))
           .join(
             ', ',
-          )} % of a core; redis ${fmt(w.cpuPercent[3] ?? 0)} %, store ${fmt(w.cpuPercent[4] ?? 0)} %; machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy`,
+          )} % of a core; redis ${fmt(w.cpuPercent[3] ?? 0)} %, store ${fmt(w.cpuPercent[4] ?? 0)} %, nginx ${fmt(w.cpuPercent[5] ?? 0)} %, viewers ${fmt(w.viewersCpuPercent)} %, watched clusters ${fmt(watchedCpu(w))} %; machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy`,
       );
 
     // A: every viewer through nginx, each following its target to its owner as the page does
@@ -330,7 +348,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const viewers = await ViewerPool.start(cleanups);
     await viewers.setViewers(single.url, size.viewers + size.remoteViewers, ids);
     await sleep(3_000);
-    const alone = await measureWindow(size.seconds, [single.pid], { all: viewers, remote: null }, () =>
+    const alone = await measureWindow(size.seconds, [single.pid, ...watchedPids], { all: viewers, remote: null }, () =>
       folderBytes(path.join(dir, 'history')),
     );
     await viewers.stop();
@@ -350,7 +368,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
         .map((c) => fmt(c))
         .join(
           ' / ',
-        )} %, redis ${fmt(w.cpuPercent[3] ?? 0)} %; the machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy)`;
+        )} %, redis ${fmt(w.cpuPercent[3] ?? 0)} %, nginx ${fmt(w.cpuPercent[5] ?? 0)} %, the bench's viewers ${fmt(w.viewersCpuPercent)} %, the watched clusters ${fmt(watchedCpu(w))} %; the machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy)`;
     return [
       {
         measurement: 'team',
@@ -390,7 +408,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       {
         measurement: 'team',
         condition: `one process, embedded store: ${size.targets} targets, ${size.viewers + size.remoteViewers} viewers, ${size.seconds} s`,
-        result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target; the machine ${fmt(alone.machineBusyCores, 2)} of ${cpus().length} cores busy), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
+        result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target; the bench's viewers ${fmt(alone.viewersCpuPercent)} %, the watched clusters ${fmt(alone.cpuPercent.slice(1).reduce((a, b) => a + b, 0))} %; the machine ${fmt(alone.machineBusyCores, 2)} of ${cpus().length} cores busy), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
         target: 'comparison',
         verdict: verdict(null),
       },

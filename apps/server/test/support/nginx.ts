@@ -12,6 +12,8 @@ const TEAM_CONFIG = path.join(REPO_ROOT, 'deploy/team/nginx.conf');
 export interface RunningNginx {
   /** http://127.0.0.1:PORT/ */
   url: string;
+  /** The master process (its worker is its child), for a bench's CPU figures. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startTeamNginx(replicaPorts: readonly number[]): Promise<R
   );
   return {
     url,
+    pid: child.pid,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
