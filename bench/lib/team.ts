@@ -287,35 +287,50 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
           )} % of a core; redis ${fmt(w.cpuPercent[3] ?? 0)} %, store ${fmt(w.cpuPercent[4] ?? 0)} %, nginx ${fmt(w.cpuPercent[5] ?? 0)} %, viewers ${fmt(w.viewersCpuPercent)} %, watched clusters ${fmt(watchedCpu(w))} %; machine ${fmt(w.machineBusyCores, 2)} of ${cpus().length} cores busy`,
       );
 
-    // A: every viewer through nginx, each following its target to its owner as the page does
-    // (?replica=NAME). B: as many, left where nginx's round robin puts them (a client that does not
-    // follow names), some of them on replica b for targets it does not sample (the remote p95).
-    // Then A again: the two A windows around B show what the order and the machine's load did.
+    // A: the viewers through nginx, each following its target to its owner as the page does
+    // (?replica=NAME), and a few on replica b for targets it does not sample (the remote p95: a
+    // viewer whose page could not follow, relayed through Redis). B: the same, with the nginx
+    // viewers left where its round robin puts them (clients that do not follow names), so every
+    // target is relayed. Then A again: the two A windows around B show what the order and the
+    // machine's load did.
     const routed = await ViewerPool.start(cleanups);
-    const routedWindow = async (): Promise<Window> => {
-      await routed.setViewers(nginx.url, viewerCount, ids, true);
+    const remote = await ViewerPool.start(cleanups);
+    const onB = async (): Promise<string[]> => {
+      const owners = await ownersOf(fleet, replicas, ids);
+      return ids.filter((id) => !(owners.get(id) ?? []).includes('b'));
+    };
+    // withRemote false: every viewer on its owner, nothing relayed (the best case, window "all on owners").
+    const routedWindow = async (withRemote = true): Promise<Window> => {
+      await routed.setViewers(nginx.url, withRemote ? size.viewers : size.viewers + size.remoteViewers, ids, true);
+      if (withRemote) await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, await onB());
       await sleep(3_000);
-      const window = await measureWindow(size.seconds, pids, { all: routed, remote: null }, dbBytes);
+      const window = await measureWindow(
+        size.seconds,
+        pids,
+        { all: routed, remote: withRemote ? remote : null },
+        dbBytes,
+      );
       await routed.setViewers(nginx.url, 0);
+      if (withRemote) await remote.setViewers(replicas[1]?.url ?? '', 0);
       return window;
     };
+    const allOnOwners = await routedWindow(false);
+    logWindow('every viewer on its owner', allOnOwners);
     const team = await routedWindow();
-    logWindow('viewers on their owners (A)', team);
-    const owners = await ownersOf(fleet, replicas, ids);
-    const elsewhere = ids.filter((id) => !(owners.get(id) ?? []).includes('b'));
+    logWindow('viewers on their owners, a few relayed (A)', team);
     const spreadPool = await ViewerPool.start(cleanups);
-    const remote = await ViewerPool.start(cleanups);
     await spreadPool.setViewers(nginx.url, size.viewers, ids, false);
-    await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, elsewhere);
+    await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, await onB());
     await sleep(3_000);
     const spread = await measureWindow(size.seconds, pids, { all: spreadPool, remote }, dbBytes);
     logWindow('viewers spread by nginx (B)', spread);
-    await remote.stop();
+    await remote.setViewers(replicas[1]?.url ?? '', 0);
     await spreadPool.stop();
     // The owners forget the viewers that left the other replicas within INTEREST_TTL_MS.
     await sleep(INTEREST_TTL_MS + 1_000);
     const again = await routedWindow();
-    logWindow('viewers on their owners again (A)', again);
+    logWindow('viewers on their owners, a few relayed, again (A)', again);
+    await remote.stop();
     const [redisCpu, storeCpu] = team.cpuPercent.slice(3);
     const perTarget = (w: Window): number[] => w.cpuPercent.slice(0, 3).map((cpu) => cpu / (size.targets / 3));
     const perTargetPerReplica = perTarget(team);
@@ -357,9 +372,9 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const mbPerTargetHour = (bytes: number, seconds: number): number => bytes / size.targets / (seconds / 3600) / 1e6;
     const failovers = kills.map((k) => k.failoverMs);
     const duplicates = kills.reduce((sum, k) => sum + k.duplicates, 0);
-    const result = { size, team: { ...team, perTargetPerReplica }, spread, again, kills, single: alone };
+    const result = { size, allOnOwners, team: { ...team, perTargetPerReplica }, spread, again, kills, single: alone };
     writeResult(options.quick ? 'team-quick' : 'team', result);
-    const condition = `${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${viewerCount} viewers through nginx each following its target to its owner (?replica=), ${size.seconds} s`;
+    const condition = `${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${size.viewers} viewers through nginx each following its target to its owner (?replica=) and ${size.remoteViewers} on replica b for targets it does not sample (relayed), ${size.seconds} s`;
     const cpuOf = (w: Window): string =>
       `per target per replica ${perTarget(w)
         .map((c) => fmt(c, 2))
@@ -373,7 +388,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       {
         measurement: 'team',
         condition: `3 replicas: ${condition}`,
-        result: `A: ${cpuOf(team)}; A again after B: ${cpuOf(again)}; viewers got ${fmt(team.framesPerViewerPerSecond)} frames/s, ${team.viewersOnOwner} of ${viewerCount} on their target's owner, ${team.disconnects} disconnects`,
+        result: `A: ${cpuOf(team)}; A again after B: ${cpuOf(again)}; all ${size.viewers + size.remoteViewers} on their owners, nothing relayed: ${cpuOf(allOnOwners)}; viewers got ${fmt(team.framesPerViewerPerSecond)} frames/s, ${team.viewersOnOwner} of ${size.viewers} through nginx on their target's owner, ${team.disconnects} disconnects`,
         target: `≤ ${GOALS.cpuPerTargetPercent} %`,
         verdict: verdict(max([...perTargetPerReplica, ...perTarget(again)]) <= GOALS.cpuPerTargetPercent),
       },
@@ -393,10 +408,12 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       },
       {
         measurement: 'team',
-        condition: `sample → viewer, window B: ${size.remoteViewers} viewers on a replica for targets it does not sample`,
-        result: `p95 ${fmt(spread.remoteLatencyP95Ms ?? Number.NaN)} ms (B's viewers through nginx: p95 ${fmt(spread.latencyP95Ms)} ms; A's, each on its owner: p95 ${fmt(team.latencyP95Ms)} ms; the machine ${fmt(spread.machineBusyCores, 2)} of ${cpus().length} cores busy in B, ${fmt(team.machineBusyCores, 2)} in A)`,
+        condition: `sample → viewer: ${size.remoteViewers} viewers on a replica for targets it does not sample, in window A (the other viewers on their owners, as the page routes them)`,
+        result: `p95 ${fmt(team.remoteLatencyP95Ms ?? Number.NaN)} ms, again ${fmt(again.remoteLatencyP95Ms ?? Number.NaN)} ms (A's viewers on their owners: p95 ${fmt(team.latencyP95Ms)} ms; in B, every target relayed: remote p95 ${fmt(spread.remoteLatencyP95Ms ?? Number.NaN)} ms, the others ${fmt(spread.latencyP95Ms)} ms; the machine ${fmt(team.machineBusyCores, 2)} of ${cpus().length} cores busy in A, ${fmt(spread.machineBusyCores, 2)} in B)`,
         target: `≤ ${GOALS.remoteP95Ms} ms`,
-        verdict: verdict((spread.remoteLatencyP95Ms ?? Infinity) <= GOALS.remoteP95Ms),
+        verdict: verdict(
+          max([team.remoteLatencyP95Ms ?? Infinity, again.remoteLatencyP95Ms ?? Infinity]) <= GOALS.remoteP95Ms,
+        ),
       },
       {
         measurement: 'team',
