@@ -1,6 +1,7 @@
+import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Readiness } from '../src/routes/readiness.ts';
-import { waitUntil } from './support/polling.ts';
+import { sleep, waitUntil } from './support/polling.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
 
 /**
@@ -65,5 +66,40 @@ describe('readiness of a replica', () => {
     expect(withoutStore.store.reason).toMatch(/^the shared store does not answer: ./);
     await fleet.store.restart({});
     expect((await readyBecomes(url, 200, 'ready with the store back')).store.ok).toBe(true);
+  });
+
+  it('says why a Redis that refuses the adapter its channels cannot be used, and goes on running', async () => {
+    // A user whose ACL allows every command but no pub/sub channel of the adapter's: Redis answers
+    // NOPERM to each subscription, which the adapter leaves unhandled (shardedRedis.ts).
+    const admin = createClient({ url: redis.url });
+    await admin.connect();
+    try {
+      await admin.sendCommand([
+        'ACL',
+        'SETUSER',
+        'no-channels',
+        'on',
+        '>channel-secret',
+        '~*',
+        '+@all',
+        'resetchannels',
+      ]);
+    } finally {
+      await admin.close();
+    }
+    const limited = redis.url.replace('redis://', 'redis://no-channels:channel-secret@');
+    const { run, url } = await fleet.replica('c', ['--adapter', limited]);
+    const refused = await readyBecomes(url, 503, 'not ready with its channels refused');
+    expect(refused.store.ok).toBe(true);
+    expect(refused.adapter).toMatchObject({ ok: false, kind: 'redis' });
+    expect(refused.adapter.reason).toMatch(
+      /^the live adapter's Redis at redis:\/\/no-channels@127\.0\.0\.1:\d+\/? cannot be used: NOPERM/,
+    );
+    expect(JSON.stringify(refused)).not.toContain('channel-secret');
+    expect(run.stderr() + run.stdout()).toMatch(/live adapter Redis at \S+ cannot be used: NOPERM/);
+    // Still up and sampling: a refused subscription is a state, not a crash.
+    await sleep(1_000);
+    expect(run.child.exitCode).toBeNull();
+    expect((await fetch(new URL('/api/health', url))).status).toBe(200);
   });
 });

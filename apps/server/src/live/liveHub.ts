@@ -12,7 +12,7 @@ import { identifyRequest, type AccessPolicy } from '../http/access.ts';
 import { followMonitors, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import { RemoteInterest } from './remoteInterest.ts';
-import { HEARTBEAT_MS, type AdapterHealth, type LiveAdapter, type LiveAdapterHealth } from './redisAdapter.ts';
+import { closeAdapterBriefly, type AdapterHealth, type LiveAdapter, type LiveAdapterHealth } from './redisAdapter.ts';
 import {
   REMOTE_ANSWER_TIMEOUT_MS,
   askOtherReplicas,
@@ -114,8 +114,8 @@ export const liveHubPlugin = fp<LiveHubOptions>(
       for (const unsubscribe of io.subscriptions) unsubscribe();
       io.server.disconnectSockets(true);
       io.server.engine.close();
-      // The adapter stops reading the Redis stream; the Redis client is closed by its owner.
-      if (options.adapter !== undefined) await io.server.of('/').adapter.close();
+      // The adapter unsubscribes its channels; the Redis connections are closed by their owner.
+      if (options.adapter !== undefined) await closeAdapterBriefly(() => io.server.of('/').adapter.close());
     });
   },
   { name: 'aioscope-live-hub', dependencies: ['@fastify/cookie'] },
@@ -158,8 +158,8 @@ function createLiveHub(
   // socket.io's cluster adapter delivers a broadcast to this replica's own viewers only once Redis
   // took it: while Redis is lost, the targets sampled here are sent to their local viewers only,
   // or their live view would stop with it (the other replicas cannot be reached anyway). While no
-  // other replica has a viewer of the target, it is not published at all: every replica would
-  // read and decode it from the one stream for nobody.
+  // other replica has a viewer of the target, it is not published at all: each frame would be
+  // encoded here and sent to Redis for nobody.
   const relaying = (targetId: string): boolean =>
     interest !== undefined && options.adapterHealth?.now().ok !== false && interest.watchedElsewhere(targetId);
   const subscriptions: (() => void)[] = interest === undefined ? [] : [() => interest.stop()];
@@ -264,8 +264,9 @@ function remoteRooms(io: LiveServer, monitors: ReadonlyMap<string, TargetMonitor
 
 /**
  * Tells the other replicas which targets sampled elsewhere have viewers here: whenever a room is
- * opened or closed (a join announces before it asks for the owner's snapshot, both through the
- * one ordered stream, so the owner publishes every event after that snapshot), and periodically.
+ * opened or closed (a join subscribes to the room's channel, then announces before it asks for the
+ * owner's snapshot, both on the adapter's one channel from one connection, so in order: the
+ * owner publishes every event after that snapshot), and periodically.
  */
 function followRemoteInterest(io: LiveServer, monitors: ReadonlyMap<string, TargetMonitor>): RemoteInterest {
   const interest = new RemoteInterest(
@@ -307,8 +308,9 @@ async function joinRemoteTarget(io: LiveServer, socket: LiveSocket, targetId: st
   return found.owner === null ? { ok: true } : { ok: true, owner: found.owner };
 }
 
-/** Asks for the owner's snapshot once Redis is back, a heartbeat apart. */
+/** Asks for the owner's snapshot once Redis is back, a second apart. */
 const SNAPSHOT_ATTEMPTS_AFTER_RECONNECT = 6;
+const SNAPSHOT_RETRY_MS = 1_000;
 
 /**
  * The adapter's Redis lost or back: this replica's viewers of targets sampled elsewhere get no
@@ -328,14 +330,15 @@ async function tellRemoteViewers(
         room.emit('status', { targetId, status: notRelayedStatus(health, since, null) });
         return;
       }
-      // The other replicas are known again at their next heartbeat: until then nobody answers.
+      // The owner may not have subscribed again yet (it reconnects on its own schedule): until
+      // then nobody answers.
       for (let attempt = 0; attempt < SNAPSHOT_ATTEMPTS_AFTER_RECONNECT; attempt++) {
         const { answers } = await askOtherReplicas<OwnerSnapshot | null>((answer) =>
           io.serverSideEmit('snapshotOf', targetId, answer),
         );
         const found = answers.find((s) => s !== null);
         if (found !== undefined && found !== null) return void room.emit('snapshot', found.snapshot);
-        await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS));
+        await new Promise((resolve) => setTimeout(resolve, SNAPSHOT_RETRY_MS));
       }
     }),
   );

@@ -1,16 +1,14 @@
-import type { createAdapter } from '@socket.io/redis-streams-adapter';
+import type { createShardedAdapter } from '@socket.io/redis-adapter';
+import type { createClient } from 'redis';
 import { StartupError } from '../targets/resolveTarget.ts';
 import type { Logger } from '../system/logger.ts';
+import { redisVersionProblem, shardedClients } from './shardedRedis.ts';
 
-/**
- * Heartbeats between replicas: a request to every replica (a snapshot of a target owned
- * elsewhere) waits for each replica it knows to answer, so a killed one must be forgotten soon.
- */
-export const HEARTBEAT_MS = 1_000;
-const HEARTBEAT_TIMEOUT_MS = 3_000;
 const RECONNECT_MAX_MS = 2_000;
+/** Unsubscribing on close waits for Redis; a lost one must not hold the shutdown. */
+const CLOSE_WAIT_MS = 1_000;
 
-export type LiveAdapter = ReturnType<typeof createAdapter>;
+export type LiveAdapter = ReturnType<typeof createShardedAdapter>;
 
 /** Whether the adapter's Redis answers now, and why not. */
 export interface AdapterHealth {
@@ -31,10 +29,16 @@ function shown(url: string): string {
   return parsed.toString();
 }
 
+type RedisClient = ReturnType<typeof createClient>;
+
 /**
- * Connects to the Redis that relays live events between replicas (--adapter). Unreachable at
- * start: a StartupError (exit 2), unless `wait`, which starts anyway and keeps retrying, as
- * --wait-for-db does for the store. Once connected, a lost Redis is retried without end.
+ * Connects to the Redis that relays live events between replicas (--adapter), with socket.io's
+ * sharded Redis adapter in its "dynamic" mode: one pub/sub channel per room, so a target's frames
+ * reach only the replicas whose viewers watch it (Redis streams, the earlier choice, made every
+ * replica read and decode every frame relayed for any replica). It takes two connections: one
+ * publishes, one subscribes. Unreachable at start: a StartupError (exit 2), unless `wait`, which
+ * starts anyway and keeps retrying, as --wait-for-db does for the store. Once connected, a lost
+ * Redis is retried without end; node-redis subscribes again when it is back.
  */
 export async function connectLiveAdapter(
   url: string,
@@ -42,12 +46,12 @@ export async function connectLiveAdapter(
 ): Promise<{ adapter: LiveAdapter; health: LiveAdapterHealth; close: () => Promise<void> }> {
   // Loaded here, not at the top: only a team deployment (--adapter) uses Redis, and loading its
   // client cost every start ~240 ms and ~27 MB of RSS (node -e "import('redis')" against node -e 1).
-  const [{ createClient }, adapterModule] = await Promise.all([
+  const [{ createClient, ErrorReply }, adapterModule] = await Promise.all([
     import('redis'),
-    import('@socket.io/redis-streams-adapter'),
+    import('@socket.io/redis-adapter'),
   ]);
   let connectedOnce = false;
-  const client = createClient({
+  const publisher: RedisClient = createClient({
     url,
     socket: {
       connectTimeout: 3_000,
@@ -55,15 +59,22 @@ export async function connectLiveAdapter(
         connectedOnce || options.wait ? Math.min(100 * 2 ** retries, RECONNECT_MAX_MS) : cause,
     },
   });
+  const subscriber: RedisClient = publisher.duplicate();
+  const clients = [publisher, subscriber];
   let lastError = '';
+  /** Why this Redis cannot carry the adapter although it answers (its version, a refused subscription). */
+  let unusable: string | null = null;
   const listeners = new Set<(health: AdapterHealth) => void>();
-  const now = (): AdapterHealth =>
-    client.isReady
-      ? { ok: true, reason: null }
-      : {
-          ok: false,
-          reason: `the live adapter's Redis at ${shown(url)} is unreachable${lastError === '' ? '' : `: ${lastError}`}`,
-        };
+  const now = (): AdapterHealth => {
+    if (!clients.every((client) => client.isReady))
+      return {
+        ok: false,
+        reason: `the live adapter's Redis at ${shown(url)} is unreachable${lastError === '' ? '' : `: ${lastError}`}`,
+      };
+    if (unusable !== null)
+      return { ok: false, reason: `the live adapter's Redis at ${shown(url)} cannot be used: ${unusable}` };
+    return { ok: true, reason: null };
+  };
   let reported = true;
   const report = (): void => {
     const health = now();
@@ -71,37 +82,63 @@ export async function connectLiveAdapter(
     reported = health.ok;
     for (const listener of listeners) listener(health);
   };
-  // Without a listener an error event would end the process; say each new cause once (a first
-  // connection that fails without --wait-for-db is said once, by the StartupError).
-  client.on('error', (error: Error) => {
-    const known = error.message === lastError;
-    lastError = error.message;
+  for (const client of clients) {
+    // Without a listener an error event would end the process; say each new cause once (a first
+    // connection that fails without --wait-for-db is said once, by the StartupError).
+    client.on('error', (error: Error) => {
+      const known = error.message === lastError;
+      lastError = error.message;
+      report();
+      if (known || !(connectedOnce || options.wait)) return;
+      options.log.warn(`live adapter Redis at ${shown(url)}: ${error.message}`);
+    });
+    client.on('ready', () => {
+      if (!clients.every((each) => each.isReady)) return;
+      connectedOnce = true;
+      lastError = '';
+      report();
+      // Started with --wait-for-db, the version could not be checked before: say it now.
+      if (options.wait)
+        void versionProblem().then(
+          (problem) => problem !== null && refuse(problem),
+          () => undefined,
+        );
+    });
+    client.on('end', report);
+    client.on('reconnecting', report);
+  }
+  const refuse = (reason: string | null): void => {
+    if (reason === unusable) return;
+    unusable = reason;
+    if (reason !== null) options.log.warn(`live adapter Redis at ${shown(url)} cannot be used: ${reason}`);
     report();
-    if (known || !(connectedOnce || options.wait)) return;
-    options.log.warn(`live adapter Redis at ${shown(url)}: ${error.message}`);
-  });
-  client.on('ready', () => {
-    connectedOnce = true;
-    lastError = '';
-    report();
-  });
-  client.on('end', report);
-  client.on('reconnecting', report);
-  const connecting = client.connect();
+  };
+  const versionProblem = async (): Promise<string | null> => redisVersionProblem(await publisher.info('server'));
+  const connecting = Promise.all(clients.map((client) => client.connect()));
   if (options.wait) {
     connecting.catch(() => undefined);
   } else {
+    let problem: string | null;
     try {
       await connecting;
+      problem = await versionProblem();
     } catch (error) {
+      for (const client of clients) client.destroy();
       throw new StartupError(
         `live adapter Redis at ${shown(url)} cannot be used: ${(error as Error).message} (--wait-for-db starts anyway and keeps retrying)`,
       );
     }
+    if (problem !== null) {
+      for (const client of clients) client.destroy();
+      throw new StartupError(`live adapter Redis at ${shown(url)} cannot be used: ${problem}`);
+    }
   }
-  const adapter = adapterModule.createAdapter(client, {
-    heartbeatInterval: HEARTBEAT_MS,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT_MS,
+  const given = shardedClients(publisher, subscriber, {
+    isRefusal: (error) => error instanceof ErrorReply,
+    onRefused: refuse,
+  });
+  const adapter = adapterModule.createShardedAdapter(given.publisher, given.subscriber, {
+    subscriptionMode: 'dynamic',
   });
   return {
     adapter,
@@ -113,7 +150,28 @@ export async function connectLiveAdapter(
       },
     },
     close: async () => {
-      if (client.isOpen) await client.close().catch(() => undefined);
+      // A lost Redis: close() would wait for it, the commands it queued with it.
+      await Promise.all(
+        clients.map((client) =>
+          client.isReady ? client.close().catch(() => undefined) : client.isOpen ? client.destroy() : undefined,
+        ),
+      );
     },
   };
+}
+
+/**
+ * The adapter's own close unsubscribes its channels, a round trip to Redis: bounded, as a lost
+ * Redis would queue it until it is back. The connections are closed right after by their owner.
+ */
+export function closeAdapterBriefly(close: () => Promise<void> | void): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    void Promise.resolve(close())
+      .catch(() => undefined)
+      .then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+  });
 }

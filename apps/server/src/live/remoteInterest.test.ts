@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANNOUNCE_MS, INTEREST_TTL_MS, RemoteInterest, type WatchingAnnouncement } from './remoteInterest.ts';
 
-/** Replicas on one in-process bus, as the adapter's stream delivers to every replica but the sender. */
+/** Replicas on one in-process bus, as the adapter's channel delivers to every replica but the sender. */
 function bus(): { join: (watched: () => string[], now: () => number) => RemoteInterest } {
   const listeners: WatchingAnnouncement[] = [];
   return {

@@ -16,7 +16,7 @@ export interface InterestChannel {
 
 /**
  * Which targets have viewers on another replica, so an owner publishes a target's events through
- * the adapter only then (every replica reads and decodes every message of the one stream). Each
+ * the adapter only then (otherwise each frame is encoded and published for nobody). Each
  * replica announces its whole set on each change and every ANNOUNCE_MS; sets expire after
  * INTEREST_TTL_MS. The sets of all replicas are kept whatever this one owns, so a target taken
  * over after a kill is published at once to the viewers already waiting for it.

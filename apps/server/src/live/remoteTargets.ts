@@ -42,8 +42,8 @@ type RelayServer = SocketServer<ClientToServerEvents, ServerToClientEvents, Inte
 
 /**
  * What the other replicas answered to a request, within REMOTE_ANSWER_TIMEOUT_MS (the adapter's
- * own limit is 5 s); `complete` when every replica it knows answered. A replica that died before
- * its heartbeat stopped does not answer: the others' answers still count.
+ * own limit is 5 s); `complete` when every replica subscribed to the adapter's channel answered.
+ * A replica cut off without Redis noticing yet does not answer: the others' answers still count.
  */
 export function askOtherReplicas<T>(
   send: (answer: (error: Error | null, replies: T[]) => void) => void,
