@@ -2,6 +2,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAdapter as createPostgresAdapter } from '@socket.io/postgres-adapter';
+import { createShardedAdapter } from '@socket.io/redis-adapter';
 import { createAdapter as createRedisStreamsAdapter } from '@socket.io/redis-streams-adapter';
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -17,14 +18,17 @@ import { SelfCpuMeter } from './proc.ts';
 import { fmt, fmtSummary, percentiles, summarize } from './stats.ts';
 
 /**
- * Issue 25 asks to choose the live adapter between replicas by measuring: Redis streams
- * (@socket.io/redis-streams-adapter, what --adapter runs) or PostgreSQL (@socket.io/postgres-adapter
- * on the store: LISTEN/NOTIFY, with payloads over NOTIFY's 8000 bytes written to a table). Two
- * socket.io servers in this process stand for an owning replica and a non-owning one, with the
+ * Issue 25 asks to choose the live adapter between replicas by measuring: Redis sharded pub/sub
+ * (@socket.io/redis-adapter's sharded adapter, one channel per room: what --adapter runs), Redis
+ * streams (@socket.io/redis-streams-adapter, one stream for all rooms: the earlier choice) or
+ * PostgreSQL (@socket.io/postgres-adapter on the store: LISTEN/NOTIFY, with payloads over NOTIFY's
+ * 8000 bytes written to a table). Socket.io servers in this process stand for an owning replica, a
+ * non-owning one whose viewers watch every target, and a third replica with no viewer, with the
  * events a replica relays: every target's frames at 20 Hz and processes at 2 Hz from the owner to
  * the other's viewers, and one snapshot asked across a second (a viewer joining there). The same
- * recorded payloads go through each engine in turn (A/B/A), and the engine's CPU, this process's
- * CPU, the owner → viewer latency and what arrived are measured per window.
+ * recorded payloads go through each engine in turn (A/B/C/A/B/C), and the engine's CPU, this
+ * process's CPU, the owner → viewer latency, what arrived and what the third replica had to
+ * decode for nobody are measured per window.
  */
 const FULL = { targets: 60, viewers: 100, seconds: 30 };
 const QUICK = { targets: 12, viewers: 30, seconds: 10 };
@@ -32,12 +36,14 @@ const RATE_HZ = 20;
 const PROCESSES_HZ = 2;
 const ROOM = (targetId: string): string => `target:${targetId}`;
 
-type Engine = 'redis' | 'postgres';
+type Engine = 'redis-sharded' | 'redis-streams' | 'postgres';
 
 interface Relay {
   owner: Server;
   other: Server;
   otherPort: number;
+  /** Adapter messages the replica without viewers received so far. */
+  bystanderMessages(): number;
   /** The engine's process tree (redis-server, or the store's postmaster and its backends). */
   enginePid: number;
   close(): Promise<void>;
@@ -55,50 +61,80 @@ interface EngineWindow {
   snapshotP95Ms: number;
   snapshotsAnswered: number;
   snapshotsAsked: number;
+  /** Adapter messages a second the replica without viewers received (and decoded). */
+  bystanderMessagesPerSecond: number;
 }
 
 function listen(server: HttpServer): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
 }
 
-/** An owning server and another one, each on its own adapter instance of one engine. */
-async function serverPair(
-  adapters: [ServerOptions['adapter'], ServerOptions['adapter']],
-): Promise<Pick<Relay, 'owner' | 'other' | 'otherPort'>> {
-  const [ownerHttp, otherHttp] = [createServer(), createServer()];
+/** An owning server, another one whose viewers watch every target, and a third with no viewer. */
+async function serverTrio(
+  adapters: [ServerOptions['adapter'], ServerOptions['adapter'], ServerOptions['adapter']],
+): Promise<Pick<Relay, 'owner' | 'other' | 'otherPort' | 'bystanderMessages'> & { close(): Promise<void> }> {
+  const [ownerHttp, otherHttp, bystanderHttp] = [createServer(), createServer(), createServer()];
   const owner = new Server(ownerHttp, { adapter: adapters[0] });
   const other = new Server(otherHttp, { adapter: adapters[1] });
-  await listen(ownerHttp);
-  return { owner, other, otherPort: await listen(otherHttp) };
+  const bystander = new Server(bystanderHttp, { adapter: adapters[2] });
+  // As a replica that does not sample the target answers: null (a request waits for every replica).
+  bystander.on('snapshotOf', (_targetId: string, answer: (s: null) => void) => answer(null));
+  // Every adapter of these engines is a ClusterAdapter: each message it receives goes through onMessage.
+  const adapter = bystander.of('/').adapter as unknown as { onMessage: (...args: unknown[]) => unknown };
+  let received = 0;
+  const onMessage = adapter.onMessage.bind(adapter);
+  adapter.onMessage = (...args: unknown[]) => {
+    received += 1;
+    return onMessage(...args);
+  };
+  await Promise.all([listen(ownerHttp), listen(bystanderHttp)]);
+  return {
+    owner,
+    other,
+    otherPort: await listen(otherHttp),
+    bystanderMessages: () => received,
+    close: async () => void (await Promise.all([owner.close(), other.close(), bystander.close()])),
+  };
 }
 
-async function redisRelay(redis: RunningRedis): Promise<Relay> {
-  const clients = [createClient({ url: redis.url }), createClient({ url: redis.url })];
+async function redisRelay(redis: RunningRedis, kind: 'sharded' | 'streams'): Promise<Relay> {
+  // The sharded adapter takes a connection to publish and one to subscribe per server.
+  const perServer = kind === 'sharded' ? 2 : 1;
+  const clients = Array.from({ length: 3 * perServer }, () => createClient({ url: redis.url }));
   await Promise.all(clients.map((client) => client.connect()));
-  const pair = await serverPair([createRedisStreamsAdapter(clients[0]), createRedisStreamsAdapter(clients[1])]);
+  const adapterOf = (i: number): ServerOptions['adapter'] =>
+    kind === 'sharded'
+      ? createShardedAdapter(clients[2 * i], clients[2 * i + 1], { subscriptionMode: 'dynamic' })
+      : createRedisStreamsAdapter(clients[i] as ReturnType<typeof createClient>);
+  const trio = await serverTrio([adapterOf(0), adapterOf(1), adapterOf(2)]);
   return {
-    ...pair,
+    ...trio,
     enginePid: redis.pid() ?? 0,
     close: async () => {
-      await Promise.all([pair.owner.close(), pair.other.close()]);
+      await trio.close();
       await Promise.all(clients.map((client) => client.quit()));
     },
   };
 }
 
 async function postgresRelay(config: pg.PoolConfig, enginePid: number): Promise<Relay> {
-  const [first, second] = [new pg.Pool(config), new pg.Pool(config)];
-  for (const pool of [first, second]) pool.on('error', (error) => log(`adapter pool: ${error.message}`));
+  const [first, second, third] = [new pg.Pool(config), new pg.Pool(config), new pg.Pool(config)];
+  const pools = [first, second, third];
+  for (const pool of pools) pool.on('error', (error) => log(`adapter pool: ${error.message}`));
   await first.query(
     'CREATE TABLE IF NOT EXISTS socket_io_attachments (id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)',
   );
-  const pair = await serverPair([createPostgresAdapter(first), createPostgresAdapter(second)]);
+  const trio = await serverTrio([
+    createPostgresAdapter(first),
+    createPostgresAdapter(second),
+    createPostgresAdapter(third),
+  ]);
   return {
-    ...pair,
+    ...trio,
     enginePid,
     close: async () => {
-      await Promise.all([pair.owner.close(), pair.other.close()]);
-      await Promise.all([first.end(), second.end()]);
+      await trio.close();
+      await Promise.all(pools.map((pool) => pool.end()));
     },
   };
 }
@@ -163,6 +199,7 @@ async function measureEngine(
   const snapshotMs: number[] = [];
   let snapshotsAsked = 0;
   const engineBefore = treeCpuSeconds(relay.enginePid);
+  const bystanderBefore = relay.bystanderMessages();
   const self = new SelfCpuMeter();
   const started = performance.now();
   const timer = setInterval(() => {
@@ -178,7 +215,7 @@ async function measureEngine(
       snapshotsAsked += 1;
       const asked = performance.now();
       relay.other.serverSideEmit('snapshotOf', targetIds[0], (error: Error | null, answers: unknown[]) => {
-        if (error === null && answers.length > 0) {
+        if (error === null && answers.some((answer) => answer !== null)) {
           snapshotMs.push(performance.now() - asked);
           snapshotsAnswered.push(1);
         }
@@ -193,6 +230,7 @@ async function measureEngine(
   const seconds = (performance.now() - started) / 1000;
   const engineCpu = treeCpuSeconds(relay.enginePid) - engineBefore;
   const nodeCpuPercent = self.read().percentOfCore;
+  const bystanderMessages = relay.bystanderMessages() - bystanderBefore;
   for (const viewer of viewers) viewer.disconnect();
   relay.owner.removeAllListeners('snapshotOf');
   const gotten = [...received.values()].reduce((a, b) => a + b, 0);
@@ -209,6 +247,7 @@ async function measureEngine(
     snapshotP95Ms: snapshots.p95,
     snapshotsAnswered: snapshotsAnswered.length,
     snapshotsAsked,
+    bystanderMessagesPerSecond: bystanderMessages / seconds,
   };
 }
 
@@ -227,13 +266,14 @@ export async function runAdapterChoice(options: BenchOptions, parent: Cleanups):
     const store = await startTestPostgres('bench-adapter-store');
     cleanups.add('store', () => store.stop());
     const storePid = postmasterPid(path.join(TEST_DATA_ROOT, 'bench-adapter-store'));
-    const order: Engine[] = options.quick
-      ? ['redis', 'postgres', 'redis', 'postgres']
-      : ['redis', 'postgres', 'redis', 'postgres', 'redis', 'postgres'];
+    const engines: Engine[] = ['redis-sharded', 'redis-streams', 'postgres'];
+    const order: Engine[] = [...engines, ...engines];
     const windows: EngineWindow[] = [];
     for (const engine of order) {
       const relay =
-        engine === 'redis' ? await redisRelay(redis) : await postgresRelay(store.connectionConfig, storePid);
+        engine === 'postgres'
+          ? await postgresRelay(store.connectionConfig, storePid)
+          : await redisRelay(redis, engine === 'redis-sharded' ? 'sharded' : 'streams');
       try {
         windows.push(await measureEngine(engine, relay, load, size));
         log(`adapter ${engine}: ${JSON.stringify(windows.at(-1))}`);
@@ -254,12 +294,12 @@ export async function runAdapterChoice(options: BenchOptions, parent: Cleanups):
       )} ms, delivered ${of(engine, (w) => 100 * w.deliveredShare)} %, snapshot asked across p95 ${of(
         engine,
         (w) => w.snapshotP95Ms,
-      )} ms`;
+      )} ms, a replica with no viewer received ${of(engine, (w) => w.bystanderMessagesPerSecond, 0)} messages/s`;
     return [
       {
         measurement: 'adapter choice',
-        condition: `${String(size.targets)} targets' frames at ${String(RATE_HZ)} Hz (${String(frameBytes)} B) and processes at ${String(PROCESSES_HZ)} Hz (${String(processesBytes)} B) relayed to ${String(size.viewers)} viewers on another server, a ${String(Math.round(snapshotBytes / 1024))} kB snapshot asked across each second; ${String(size.seconds)} s windows, ${order.join('/')}`,
-        result: `${row('redis')}; ${row('postgres')}`,
+        condition: `${String(size.targets)} targets' frames at ${String(RATE_HZ)} Hz (${String(frameBytes)} B) and processes at ${String(PROCESSES_HZ)} Hz (${String(processesBytes)} B) relayed to ${String(size.viewers)} viewers on another server (a third has none), a ${String(Math.round(snapshotBytes / 1024))} kB snapshot asked across each second; ${String(size.seconds)} s windows, ${order.join('/')}`,
+        result: engines.map(row).join('; '),
         target: 'choose the cheaper engine at this load',
         verdict: 'n/a',
       },

@@ -217,6 +217,12 @@ async function killOwner(
     30_000,
     'ownership after the return',
     200,
+    async () => {
+      const owners = await ownersOf(fleet, replicas, ids);
+      const counts = replicas.map((r) => `${r.name} ${[...owners.values()].filter((o) => o.includes(r.name)).length}`);
+      const wrong = [...owners].filter(([, o]) => o.length !== 1).map(([id, o]) => `${id} owned by ${o.length}`);
+      return `owned per replica: ${counts.join(', ')} (share ${Math.ceil(ids.length / replicas.length)}); ${wrong.slice(0, 8).join(', ') || 'each owned once'}; ${await notLive(back.url)}`;
+    },
   );
   await sleep(2_000);
   return { victim: victim.name, targets: lost.length, failoverMs, framesLost, duplicates };
