@@ -2,7 +2,6 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createAdapter as createPostgresAdapter } from '@socket.io/postgres-adapter';
-import { createShardedAdapter } from '@socket.io/redis-adapter';
 import { createAdapter as createRedisStreamsAdapter } from '@socket.io/redis-streams-adapter';
 import pg from 'pg';
 import { createClient } from 'redis';
@@ -10,6 +9,8 @@ import { Server, type ServerOptions } from 'socket.io';
 import { io as connectSocket, type Socket as ClientSocket } from 'socket.io-client';
 import { buildPayloads, recordedServers } from '@aioscope/core/testing';
 import type { LiveFrame, LiveSnapshot, ProcessView } from '@aioscope/spec';
+import { roomOf } from '../../apps/server/src/live/liveHub.ts';
+import { connectLiveAdapter } from '../../apps/server/src/live/redisAdapter.ts';
 import { startRedis, type RunningRedis } from '../../apps/server/test/support/replicaFleet.ts';
 import { startTestPostgres, TEST_DATA_ROOT } from '../../apps/server/test/support/testPostgres.ts';
 import { log, sleep, using, writeResult, type BenchOptions, type Cleanups, type TableRow } from './common.ts';
@@ -34,7 +35,6 @@ const FULL = { targets: 60, viewers: 100, seconds: 30 };
 const QUICK = { targets: 12, viewers: 30, seconds: 10 };
 const RATE_HZ = 20;
 const PROCESSES_HZ = 2;
-const ROOM = (targetId: string): string => `target:${targetId}`;
 
 type Engine = 'redis-sharded' | 'redis-streams' | 'postgres';
 
@@ -98,21 +98,23 @@ async function serverTrio(
 }
 
 async function redisRelay(redis: RunningRedis, kind: 'sharded' | 'streams'): Promise<Relay> {
-  // The sharded adapter takes a connection to publish and one to subscribe per server.
-  const perServer = kind === 'sharded' ? 2 : 1;
-  const clients = Array.from({ length: 3 * perServer }, () => createClient({ url: redis.url }));
+  const adapterLog = { info: () => undefined, warn: (message: string) => log(`adapter: ${message}`) };
+  // Sharded: what --adapter runs, connected as the server connects it.
+  const lives =
+    kind === 'sharded'
+      ? await Promise.all([0, 1, 2].map(() => connectLiveAdapter(redis.url, { wait: false, log: adapterLog })))
+      : [];
+  const clients = kind === 'streams' ? [0, 1, 2].map(() => createClient({ url: redis.url })) : [];
   await Promise.all(clients.map((client) => client.connect()));
   const adapterOf = (i: number): ServerOptions['adapter'] =>
-    kind === 'sharded'
-      ? createShardedAdapter(clients[2 * i], clients[2 * i + 1], { subscriptionMode: 'dynamic' })
-      : createRedisStreamsAdapter(clients[i] as ReturnType<typeof createClient>);
+    lives[i]?.adapter ?? createRedisStreamsAdapter(clients[i] as ReturnType<typeof createClient>);
   const trio = await serverTrio([adapterOf(0), adapterOf(1), adapterOf(2)]);
   return {
     ...trio,
     enginePid: redis.pid() ?? 0,
     close: async () => {
       await trio.close();
-      await Promise.all(clients.map((client) => client.quit()));
+      await Promise.all([...lives.map((live) => live.close()), ...clients.map((client) => client.quit())]);
     },
   };
 }
@@ -165,7 +167,7 @@ async function measureEngine(
   );
   relay.other.on('connection', (socket) => {
     socket.on('watch', (ids: string[], done: () => void) => {
-      void Promise.resolve(socket.join(ids.map(ROOM))).then(done);
+      void Promise.resolve(socket.join(ids.map(roomOf))).then(done);
     });
   });
   // Each viewer watches one target (as pages do), the targets taken in turn.
@@ -206,10 +208,10 @@ async function measureEngine(
     const frame = load.frames[tick % load.frames.length];
     const processes = load.processLists[Math.floor(tick / (RATE_HZ / PROCESSES_HZ)) % load.processLists.length];
     for (const targetId of targetIds) {
-      relay.owner.to(ROOM(targetId)).emit('frame', { targetId, frame, sentAt: performance.now() });
+      relay.owner.to(roomOf(targetId)).emit('frame', { targetId, frame, sentAt: performance.now() });
       sent += viewersOf.get(targetId) ?? 0;
       if (tick % (RATE_HZ / PROCESSES_HZ) === 0 && processes !== undefined)
-        relay.owner.to(ROOM(targetId)).emit('processes', { targetId, ...processes });
+        relay.owner.to(roomOf(targetId)).emit('processes', { targetId, ...processes });
     }
     if (tick % RATE_HZ === 0) {
       snapshotsAsked += 1;

@@ -7,6 +7,7 @@ import {
   type JoinTargetReply,
   type ServerToClientEvents,
 } from '@aioscope/spec';
+import { roomOf } from '../src/live/liveHub.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import { freePort } from './support/testPostgres.ts';
 import { startRedis, startReplicaFleet, twoReplicasOneTargetEach, type ReplicaFleet } from './support/replicaFleet.ts';
@@ -29,7 +30,7 @@ async function roomMessagesDuring(redisUrl: string, targetId: string, ms: number
   await client.connect();
   let messages = 0;
   try {
-    await client.sSubscribe(`socket.io#/#target:${targetId}#`, () => void (messages += 1));
+    await client.sSubscribe(`socket.io#/#${roomOf(targetId)}#`, () => void (messages += 1));
     await sleep(ms);
     return messages;
   } finally {

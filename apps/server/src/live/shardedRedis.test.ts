@@ -29,13 +29,17 @@ describe('redisVersionProblem', () => {
 
 class Refusal extends Error {}
 
-/** Just the calls shardedClients passes on, answering as the test says. */
-function fakeClient(answer: () => Promise<unknown>): ReturnType<typeof createClient> {
+/** Just the calls shardedClients passes on, each answered by `answer` with its name and arguments. */
+function fakeClient(answer: (call: string, args: unknown[]) => Promise<unknown>): ReturnType<typeof createClient> {
+  const call =
+    (name: string) =>
+    (...args: unknown[]) =>
+      answer(name, args);
   return {
-    sSubscribe: answer,
-    sUnsubscribe: answer,
-    sPublish: answer,
-    sendCommand: answer,
+    sSubscribe: call('sSubscribe'),
+    sUnsubscribe: call('sUnsubscribe'),
+    sPublish: call('sPublish'),
+    sendCommand: call('sendCommand'),
   } as unknown as ReturnType<typeof createClient>;
 }
 
@@ -44,18 +48,10 @@ describe('shardedClients', () => {
 
   it('is driven by the adapter as node-redis clients, through the calls it makes', async () => {
     const calls: string[] = [];
-    const recording =
-      (name: string) =>
-      (...args: unknown[]) => {
-        calls.push(`${name} ${String(args[0])}`);
-        return Promise.resolve(name === 'sendCommand' ? ['socket.io#/#', 2] : 1);
-      };
-    const client = {
-      sSubscribe: recording('sSubscribe'),
-      sUnsubscribe: recording('sUnsubscribe'),
-      sPublish: recording('sPublish'),
-      sendCommand: recording('sendCommand'),
-    } as unknown as ReturnType<typeof createClient>;
+    const client = fakeClient((name, args) => {
+      calls.push(`${name} ${String(args[0])}`);
+      return Promise.resolve(name === 'sendCommand' ? ['socket.io#/#', 2] : 1);
+    });
     const given = shardedClients(client, client, { isRefusal: () => false, onRefused: () => undefined });
     // The adapter's own helpers (util.js), which pick node-redis's calls or ioredis's by the client.
     await SPUBLISH(given.publisher, 'socket.io#/#', '{}');
@@ -71,14 +67,11 @@ describe('shardedClients', () => {
   it('reports a subscription Redis refuses, and clears it once one is taken', async () => {
     const reasons: (string | null)[] = [];
     let answer: () => Promise<unknown> = () => Promise.reject(new Refusal('NOPERM no permissions to access a channel'));
-    const given = shardedClients(
-      fakeClient(answer),
-      fakeClient(() => answer()),
-      {
-        isRefusal: (error) => error instanceof Refusal,
-        onRefused: (reason) => reasons.push(reason),
-      },
-    );
+    const client = fakeClient(() => answer());
+    const given = shardedClients(client, client, {
+      isRefusal: (error) => error instanceof Refusal,
+      onRefused: (reason) => reasons.push(reason),
+    });
     // Resolves, never rejects: the adapter does not handle what it returns.
     await expect(given.subscriber.sSubscribe('socket.io#/#', listener, true)).resolves.toBeUndefined();
     answer = () => Promise.resolve();
