@@ -1,9 +1,13 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { PostgresStoreEngine } from '../src/history/pgStore/pgStoreEngine.ts';
 import { PG_SCHEMA, PG_STORE_MIGRATIONS } from '../src/history/pgStore/pgStoreSchema.ts';
 import { latestVersion } from '../src/history/migrations.ts';
+import { HistoryStore } from '../src/history/historyStore.ts';
+import { RAW_KIND } from '../src/history/storeEngine.ts';
+import { STORE_FIXTURE_LIMITS } from '../src/history/storeFixture.ts';
 import { describeStoreContract, type StoreUnderTest } from '../src/history/storeContract.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
@@ -68,3 +72,52 @@ async function pgStore(name: string): Promise<StoreUnderTest> {
 }
 
 describeStoreContract('PostgreSQL 18 (shared)', pgStore);
+
+describe('the shared store written by a recorder', () => {
+  it('writes each target’s second as one row, once the second has ended, and every sample in it', async () => {
+    const subject = await pgStore('whole seconds');
+    const store = await HistoryStore.start({
+      engine: subject.engine(),
+      limits: STORE_FIXTURE_LIMITS,
+      log: { info: () => undefined, warn: () => undefined },
+    });
+    const sampled: number[] = [];
+    const rowsWritten = (): Promise<{ target: string; second: number; frames: number }[]> =>
+      inDatabase(
+        'store_whole_seconds',
+        async (client) =>
+          (
+            await client.query<{ target: string; second: number; frames: number }>(
+              `SELECT target, second, json_array_length(bodies::json) AS frames FROM ${PG_SCHEMA}.raw ORDER BY target, second, first_t`,
+            )
+          ).rows,
+      );
+    let endedSecondSeen: boolean;
+    try {
+      // Two targets at 20 Hz for four seconds, on this clock, as samplers enqueue them.
+      const until = Date.now() + 4_000;
+      while (Date.now() < until) {
+        const t = Date.now();
+        sampled.push(t);
+        for (const target of ['a', 'b']) {
+          store.enqueue({ table: 'raw', target, kind: RAW_KIND.frame, t, hasScans: false, body: `{"t":${String(t)}}` });
+        }
+        await sleep(50);
+      }
+      // A second that ended over a second ago is in the store already, before the recorder stops.
+      const ended = Math.floor((Date.now() - 1_000) / 1000) * 1000 - 1000;
+      endedSecondSeen = (await rowsWritten()).some((row) => row.second === ended);
+    } finally {
+      await store.close();
+    }
+    expect(endedSecondSeen).toBe(true);
+    const rows = await rowsWritten();
+    const seconds = new Set(sampled.map((t) => Math.floor(t / 1000) * 1000));
+    for (const target of ['a', 'b']) {
+      const own = rows.filter((row) => row.target === target);
+      // One row per second (a second written mid-way would be two) and nothing lost.
+      expect(own.map((row) => row.second)).toEqual([...seconds].sort((x, y) => x - y));
+      expect(own.reduce((sum, row) => sum + row.frames, 0)).toBe(sampled.length);
+    }
+  });
+});

@@ -5,14 +5,8 @@ import { StoreRefusedError, type MigrationOutcome } from './migrations.ts';
 import type { RecordingLimits } from '../config/recordingLimits.ts';
 import type { PendingRow, RecordingStatus, StoreEngine, TargetDescription } from './storeEngine.ts';
 import { errorText, pauseReason } from './storeFile.ts';
+import { OpenSeconds } from './openSeconds.ts';
 
-/**
- * A batch costs the store a fixed amount of CPU whatever its size (a transaction, its commit to the
- * WAL, an appender per table: ~3.5 ms in DuckDB) and a row little (~0.03 ms appended), so the
- * interval sets most of recording's cost: every 2 s it is under 0.2 % of a core at 20 Hz. It is
- * also what a kill -9 can lose; a graceful stop writes everything pending.
- */
-export const FLUSH_INTERVAL_MS = 2_000;
 export const RETRY_INTERVAL_MS = 2_000;
 export const RETENTION_INTERVAL_MS = 60_000;
 /** Rows held while the disk is slow or failing: ~2 min at 100 Hz, 10 min at 20 Hz (~10 MB). */
@@ -32,8 +26,8 @@ export interface HistoryStoreOptions {
 
 /**
  * The recorder's store, whatever engine keeps it: rows wait in a bounded in-memory batch and are
- * written every FLUSH_INTERVAL_MS in one transaction, off the sampler's path (the sampler only appends to an
- * array). A failed open or write pauses recording with the engine's reason, closes the engine (it
+ * written at the engine's interval (StoreBatching) in one transaction, off the sampler's path (the
+ * sampler only appends to an array); a graceful stop writes everything pending. A failed open or write pauses recording with the engine's reason, closes the engine (it
  * may refuse further writes after an I/O error) and retries every 2 s; rows beyond the bound are
  * dropped oldest first and counted, so a stuck disk or a lost server cannot grow memory without
  * limit. A store it must not open (written by a newer aioscope: StoreRefusedError) pauses recording
@@ -52,9 +46,13 @@ export class HistoryStore {
   /** Not at start-up: dropping and checkpointing a large store would delay the first page. */
   private nextRetentionAt = Date.now() + RETENTION_START_DELAY_MS;
   private readonly timer: NodeJS.Timeout;
+  /** Seconds still being sampled, held back when the engine packs a second into one row. */
+  private readonly openSeconds: OpenSeconds | null;
 
   private constructor(private readonly options: HistoryStoreOptions) {
-    this.timer = setInterval(() => void this.cycle(), FLUSH_INTERVAL_MS);
+    const { intervalMs, wholeSeconds } = options.engine.batching;
+    this.openSeconds = wholeSeconds ? new OpenSeconds() : null;
+    this.timer = setInterval(() => void this.cycle(), intervalMs);
     this.timer.unref();
   }
 
@@ -85,6 +83,7 @@ export class HistoryStore {
   enqueue(row: PendingRow): void {
     if (this.closed || this.refused) return;
     this.pending.push(row);
+    this.openSeconds?.note(row, Date.now());
     const max = this.options.maxPendingRows ?? MAX_PENDING_ROWS;
     if (this.pending.length > max) {
       // Trim a tenth at once: one splice per 1,200 rows rather than one shift per row.
@@ -114,7 +113,7 @@ export class HistoryStore {
     // A write stuck on a dead disk must not hold up shutdown for ever.
     for (let waited = 0; this.busy && waited < CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));
     this.closed = true;
-    if (this.opened && this.pending.length > 0) await this.flush().catch(() => undefined);
+    if (this.opened && this.pending.length > 0) await this.flush(true).catch(() => undefined);
     this.opened = false;
     await this.options.engine.close();
   }
@@ -146,10 +145,15 @@ export class HistoryStore {
     }
   }
 
-  private async flush(): Promise<void> {
+  /** Writes the pending rows, but for seconds still being sampled unless `all` (at close). */
+  private async flush(all = false): Promise<void> {
     if (!this.opened || this.pending.length === 0) return;
-    const rows = this.pending;
-    this.pending = [];
+    const { ready: rows, held } =
+      this.openSeconds === null || all
+        ? { ready: this.pending, held: [] }
+        : this.openSeconds.split(this.pending, Date.now());
+    if (rows.length === 0) return;
+    this.pending = held;
     try {
       await this.options.engine.write(rows);
     } catch (error) {

@@ -62,6 +62,17 @@ export async function storeExtent(
   };
 }
 
+/** How often an engine is written, which is also what a kill -9 of the process loses. */
+export interface StoreBatching {
+  /** Between two batches: the engine's fixed cost per batch against the rows a kill -9 loses. */
+  intervalMs: number;
+  /**
+   * The engine packs each target's second into one row: rows of a second still being sampled wait
+   * for the first batch after it ends (openSeconds.ts), so a second is one row, not two.
+   */
+  wholeSeconds: boolean;
+}
+
 /**
  * One kind of history store (the embedded DuckDB file, a shared PostgreSQL database…): the parts
  * that know the engine. HistoryStore holds one and adds what every store does the same way: the
@@ -75,6 +86,8 @@ export async function storeExtent(
 export interface StoreEngine extends BaselineShelf {
   /** For the log: "history store at …/history.duckdb". */
   readonly label: string;
+  /** How HistoryStore batches rows for this engine. */
+  readonly batching: StoreBatching;
   /**
    * Opens the store, creating it or migrating it to the newest schema version. Throws a
    * StoreRefusedError (migrations.ts) for a store this code must not open, having written nothing.
