@@ -227,7 +227,7 @@ function sharedStoreRows(hourly: Map<number, HourOnDisk>): TableRow[] {
   writeResult('record-shared-store', { perRate: [...hourly].map(([rateHz, hour]) => ({ rateHz, ...hour })) });
   return [...hourly].map(([rateHz, hour]) => ({
     measurement: '7b. shared store (PostgreSQL)',
-    condition: `${rateHz} Hz, one synthetic hour of a recorded window written as the recorder writes (a batch per 500 ms)`,
+    condition: `${rateHz} Hz, one synthetic hour of a recorded window written as the recorder writes (a batch per whole second)`,
     result:
       `${fmt(hour.bytes / 1024 ** 2)} MB per target-hour (tables, TOAST, indexes); ${fmt(hour.writeMsPerBatch, 2)} ms per batch; ` +
       `read back: 5 min of frames ${fmt(hour.reads.frames5minMs, 0)} ms, roll-ups of 1 h ${fmt(hour.reads.rollups1hMs, 0)} ms, ` +

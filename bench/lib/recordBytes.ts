@@ -21,8 +21,9 @@ export interface RecordedSample {
 /**
  * Bytes one hour of recording takes in a store: the frames, deltas and processes tables a live
  * window recorded (cold scans running), repeated with shifted times to fill an hour at `rateHz`,
- * written through the store's engine in one batch per 500 ms of samples (as the recorder writes;
- * `rowsPerBatch` instead for a store whose layout does not depend on the batches, which is faster),
+ * written through the store's engine in one batch per whole second of samples (as the recorder
+ * writes a store that packs a second into one row: history/openSeconds.ts; `rowsPerBatch` instead
+ * for a store whose layout does not depend on the batches, which is faster),
  * with roll-ups, then measured as the store reports its size (DuckDB: file + WAL after the
  * checkpoint of a clean close; PostgreSQL: its tables, TOAST and indexes). Repetition flatters
  * compression a little: each frame's text still differs (its t), but scans repeat every window.
@@ -42,7 +43,7 @@ export async function bytesPerHour(
     const first = sample.frames[0]?.t ?? 0;
     const period = 1000 / rateHz;
     const perHour = 3_600 * rateHz;
-    const perBatch = Math.max(1, Math.round(rateHz / 2));
+    const perHalfSecond = Math.max(1, Math.round(rateHz / 2)); // processes tables come at 2 Hz
     const rollups = new SecondRollups();
     let batch: PendingRow[] = [];
     const flush = async (all = false): Promise<void> => {
@@ -66,11 +67,12 @@ export async function bytesPerHour(
         const delta = sample.deltas[(index / rateHz) % Math.max(1, sample.deltas.length)];
         if (delta !== undefined) batch.push(raw(RAW_KIND.ioDelta, t, false, { ...delta, t }));
       }
-      if (index % perBatch === 0) {
+      if (index % perHalfSecond === 0) {
         const update = sample.processes[index % Math.max(1, sample.processes.length)];
         if (update !== undefined) batch.push(raw(RAW_KIND.processes, t, false, { ...update, t }));
       }
-      const full = rowsPerBatch === undefined ? (index + 1) % perBatch === 0 : batch.length >= rowsPerBatch;
+      const secondEnds = Math.floor((t + period) / 1000) !== Math.floor(t / 1000);
+      const full = rowsPerBatch === undefined ? secondEnds : batch.length >= rowsPerBatch;
       if (full) await flush();
     }
     await flush(true);
@@ -102,7 +104,7 @@ export interface HourOnDisk {
   bytes: number;
   /** Milliseconds to read ranges back through the engine's reader (median of 3). */
   reads: { frames5minMs: number; rollups1hMs: number; rollups24hMs: number };
-  /** Mean time to write one 500 ms batch. */
+  /** Mean time to write one batch (a second's samples, or rowsPerBatch). */
   writeMsPerBatch: number;
 }
 

@@ -99,4 +99,35 @@ describe('target ownership through the store', () => {
     // One replica lock and five target locks.
     expect(Number(locks.rows[0]?.n)).toBe(TARGETS.length);
   });
+
+  it('says once that the store does not answer, not at every check, and says when it answers again', async () => {
+    await admin.query('CREATE DATABASE ownership_away');
+    try {
+      await admin.query('ALTER DATABASE ownership_away WITH ALLOW_CONNECTIONS false');
+      const said: string[] = [];
+      const log = {
+        info: (line: string) => said.push(`info ${line}`),
+        warn: (line: string) => said.push(`warn ${line}`),
+      };
+      const ownership = new TargetOwnership({
+        connectionString: url.replace(/\/postgres$/, '/ownership_away'),
+        replicaId: 'away',
+        log,
+        checkIntervalMs: 100,
+      });
+      replicas.push(ownership);
+      ownership.setTargets(TARGETS);
+      await ownership.start();
+      await new Promise((resolve) => setTimeout(resolve, 1_000)); // ten checks or so
+      expect(ownership.state().connected).toBe(false);
+      expect(said).toEqual([expect.stringMatching(/^warn target ownership: .*not currently accepting connections/)]);
+      await admin.query('ALTER DATABASE ownership_away WITH ALLOW_CONNECTIONS true');
+      await waitUntil(() => owned(ownership).length === TARGETS.length, 5_000, 'the targets, once the store answers');
+      expect(said.slice(1)).toEqual(['info target ownership: the store answers again']);
+    } finally {
+      await Promise.all(replicas.map((replica) => replica.stop()));
+      replicas = [];
+      await admin.query('DROP DATABASE ownership_away WITH (FORCE)');
+    }
+  });
 });

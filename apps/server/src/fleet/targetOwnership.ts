@@ -22,7 +22,11 @@ import type { Logger } from '../system/logger.ts';
 /** pg_advisory_lock(int4, int4) classes: 'aior' for replicas, 'aiot' for targets. */
 export const REPLICA_LOCK_CLASS = 0x61696f72;
 export const TARGET_LOCK_CLASS = 0x61696f74;
-export const DEFAULT_CHECK_INTERVAL_MS = 1_000;
+/**
+ * A departed replica's targets are taken at the survivors' next check: the interval is most of a
+ * failover's wait. A check at rest is one query on the store (the replicas in pg_locks).
+ */
+export const DEFAULT_CHECK_INTERVAL_MS = 250;
 
 /** The int4 a name locks under (two names colliding would only make one wait for the other's lock). */
 export function lockKey(name: string): number {
@@ -166,6 +170,7 @@ export class TargetOwnership {
           this.handovers++;
         }
       }
+      if (this.storeError !== null) this.options.log.info('target ownership: the store answers again');
       this.storeError = null;
     } catch (error) {
       // The store is unreachable: keep sampling what is owned (no target goes unsampled); the
@@ -174,8 +179,10 @@ export class TargetOwnership {
       const client = this.client;
       this.client = null;
       void client?.end().catch(() => undefined);
-      this.storeError = error instanceof Error ? error.message : String(error);
-      this.options.log.warn(`target ownership: ${this.storeError}`);
+      const reason = error instanceof Error ? error.message : String(error);
+      // Once per reason, not at every check while the store stays away.
+      if (reason !== this.storeError) this.options.log.warn(`target ownership: ${reason}`);
+      this.storeError = reason;
     }
     if ([...this.owned].sort().join('\u0000') !== before) this.emit();
   }
