@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { TargetOwnership } from '../src/fleet/targetOwnership.ts';
+import { TARGET_LOCK_CLASS, TargetOwnership, lockKey } from '../src/fleet/targetOwnership.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
 import { waitUntil } from './support/polling.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
@@ -65,6 +65,26 @@ describe('target ownership through the store', () => {
     await waitUntil(() => spread([back, r2, r3], 2), 10_000, 'r1 taking its share again');
   });
 
+  it('stops sampling a target it gives back before its lock goes, so the next owner never samples it alongside', async () => {
+    const first = await replica('first');
+    await waitUntil(() => owned(first).length === TARGETS.length, 5_000, 'all targets owned');
+    const heldWhenHeard: { target: string; locked: boolean }[] = [];
+    first.onChange(async (state) => {
+      // What the monitors plugin does here: stop the monitors of the targets no longer owned.
+      for (const target of TARGETS.filter((t) => !state.owned.has(t))) {
+        const { rows } = await admin.query<{ n: string }>(
+          "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = $1::bigint::oid AND objid = $2::bigint::oid",
+          [TARGET_LOCK_CLASS, lockKey(target) >>> 0], // pg_locks shows the int4 key as an unsigned oid
+        );
+        heldWhenHeard.push({ target, locked: rows[0]?.n === '1' });
+      }
+    });
+    const second = await replica('second');
+    await waitUntil(() => spread([first, second], 3), 5_000, 'three targets given to the second replica');
+    expect(heldWhenHeard.length).toBeGreaterThanOrEqual(3);
+    expect(heldWhenHeard.filter((seen) => !seen.locked)).toEqual([]);
+  });
+
   it('keeps sampling what it owns while its session is lost, and keeps the targets nobody took', async () => {
     const only = await replica('solo');
     await waitUntil(() => owned(only).length === TARGETS.length, 5_000, 'all targets owned');
@@ -73,7 +93,7 @@ describe('target ownership through the store', () => {
     );
     // Lost and reconnected: still every target, none given up meanwhile.
     const seen: number[] = [];
-    const stop = only.onChange((state) => seen.push(state.owned.size));
+    const stop = only.onChange((state) => void seen.push(state.owned.size));
     await waitUntil(
       async () =>
         Number(

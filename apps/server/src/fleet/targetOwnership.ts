@@ -17,6 +17,8 @@ import type { Logger } from '../system/logger.ts';
  * Each replica takes up to ⌈targets ÷ replicas⌉, preferring targets by rendezvous hashing (so two
  * replicas starting together reach for different ones), and gives back what is over its share when
  * another replica appears: the targets end up spread evenly, and a handover is one check interval.
+ * A target given back stops being sampled (the listeners are awaited) before its lock goes, so the
+ * replica taking it never samples it while this one still does.
  */
 
 /** pg_advisory_lock(int4, int4) classes: 'aior' for replicas, 'aiot' for targets. */
@@ -72,6 +74,13 @@ export interface OwnershipState {
   storeError: string | null;
 }
 
+const ownedKey = (owned: ReadonlySet<string>): string => [...owned].sort().join('\u0000');
+
+export type OwnershipListener = (state: OwnershipState) => void | Promise<void>;
+
+/** How long a change's listeners may take before given-back targets are unlocked anyway. */
+export const LISTENER_WAIT_MS = 2_000;
+
 export class TargetOwnership {
   private client: pg.Client | null = null;
   private targets: string[] = [];
@@ -83,7 +92,9 @@ export class TargetOwnership {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
   private stopped = false;
-  private readonly listeners = new Set<(state: OwnershipState) => void>();
+  private readonly listeners = new Set<OwnershipListener>();
+  /** The owned targets the listeners last heard of (ownedKey). */
+  private emitted = '';
   /** Targets taken over from another replica or given back: for /metrics. */
   handovers = 0;
 
@@ -99,7 +110,8 @@ export class TargetOwnership {
     };
   }
 
-  onChange(listener: (state: OwnershipState) => void): () => void {
+  /** `listener` is awaited before targets it no longer owns are given back (it stops sampling them). */
+  onChange(listener: OwnershipListener): () => void {
     this.listeners.add(listener);
     return () => void this.listeners.delete(listener);
   }
@@ -128,7 +140,7 @@ export class TargetOwnership {
     await client?.end().catch(() => undefined);
     if (this.owned.size > 0) {
       this.owned.clear();
-      this.emit();
+      await this.emit();
     }
   }
 
@@ -140,23 +152,27 @@ export class TargetOwnership {
   }
 
   private async checkOnce(): Promise<void> {
-    const before = [...this.owned].sort().join('\u0000');
     try {
       const client = this.client ?? (await this.connect());
       this.replicas = await this.countReplicas(client);
       const share = shareOf(this.targets.length, this.replicas);
       const listed = new Set(this.targets);
       const order = this.order;
-      const release = async (target: string): Promise<void> => {
-        await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
-        this.owned.delete(target);
-        this.handovers++;
-      };
-      for (const target of [...this.owned]) if (!listed.has(target)) await release(target);
+      const giveBack = [...this.owned].filter((target) => !listed.has(target));
       // Over the share (another replica appeared): given back, least preferred first.
       for (const target of [...order].reverse()) {
-        if (this.owned.size <= share) break;
-        if (this.owned.has(target)) await release(target);
+        if (this.owned.size - giveBack.length <= share) break;
+        if (this.owned.has(target) && listed.has(target)) giveBack.push(target);
+      }
+      if (giveBack.length > 0) {
+        // Sampling stops before the locks go: the replica that takes a target next must not
+        // record a frame while this one still does.
+        for (const target of giveBack) this.owned.delete(target);
+        await this.emit();
+        for (const target of giveBack) {
+          await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
+          this.handovers++;
+        }
       }
       for (const target of order) {
         if (this.owned.size >= share) break;
@@ -184,7 +200,7 @@ export class TargetOwnership {
       if (reason !== this.storeError) this.options.log.warn(`target ownership: ${reason}`);
       this.storeError = reason;
     }
-    if ([...this.owned].sort().join('\u0000') !== before) this.emit();
+    if (ownedKey(this.owned) !== this.emitted) await this.emit();
   }
 
   private async connect(): Promise<pg.Client> {
@@ -231,8 +247,14 @@ export class TargetOwnership {
     return Math.max(1, Number(rows[0]?.replicas ?? 1));
   }
 
-  private emit(): void {
+  /** Tells the listeners and waits for them, at most LISTENER_WAIT_MS (a monitor stuck stopping must not hold ownership). */
+  private async emit(): Promise<void> {
     const state = this.state();
-    for (const listener of this.listeners) listener(state);
+    this.emitted = ownedKey(state.owned);
+    const heard = Promise.all([...this.listeners].map(async (listener) => listener(state))).then(() => undefined);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LISTENER_WAIT_MS)));
+    await Promise.race([heard.catch(() => undefined), bound]);
+    clearTimeout(timer);
   }
 }

@@ -74,7 +74,8 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       applying = next.catch(() => undefined);
       return next;
     };
-    const stopFollowingOwnership = ownership?.onChange(() => void applyOwned());
+    // Awaited by the ownership: a target given back stops being sampled before its lock goes.
+    const stopFollowingOwnership = ownership?.onChange(() => applyOwned().then(() => undefined));
     ownership?.setTargets(listed.map((t) => t.definition.id));
     await ownership?.start();
     await applyOwned();
