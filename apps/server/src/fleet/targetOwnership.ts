@@ -247,7 +247,10 @@ export class TargetOwnership {
     return Math.max(1, Number(rows[0]?.replicas ?? 1));
   }
 
-  /** Tells the listeners and waits for them, at most LISTENER_WAIT_MS (a monitor stuck stopping must not hold ownership). */
+  /**
+   * Tells the listeners and waits for them, at most LISTENER_WAIT_MS: a monitor stuck stopping (a
+   * slow server) must not hold ownership.
+   */
   private async emit(): Promise<void> {
     const state = this.state();
     this.emitted = ownedKey(state.owned);

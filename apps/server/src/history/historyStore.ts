@@ -27,8 +27,9 @@ export interface HistoryStoreOptions {
 /**
  * The recorder's store, whatever engine keeps it: rows wait in a bounded in-memory batch and are
  * written at the engine's interval (StoreBatching) in one transaction, off the sampler's path (the
- * sampler only appends to an array); a graceful stop writes everything pending. A failed open or write pauses recording with the engine's reason, closes the engine (it
- * may refuse further writes after an I/O error) and retries every 2 s; rows beyond the bound are
+ * sampler only appends to an array); a graceful stop writes everything pending. A failed open or
+ * write pauses recording with the engine's reason, closes the engine (it may refuse further
+ * writes after an I/O error) and retries every 2 s; rows beyond the bound are
  * dropped oldest first and counted, so a stuck disk or a lost server cannot grow memory without
  * limit. A store it must not open (written by a newer aioscope: StoreRefusedError) pauses recording
  * for good, with what to do: it is never retried, written, moved aside or read.

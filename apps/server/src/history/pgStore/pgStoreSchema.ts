@@ -8,8 +8,8 @@ import type { Migration } from '../migrations.ts';
  * partitions instead of deleting rows: a DELETE leaves dead tuples for vacuum and bloat behind.
  *
  * raw: one row per target, kind and second (the recorder writes a second once it has ended:
- * openSeconds.ts; a second is two rows only when its sampler stalled within it), its samples a JSON array of the same bodies the embedded store keeps
- * one per row. Twenty frames in one value compress together (TOAST), and the row count, and with
+ * openSeconds.ts; a second is two rows only when its sampler stalled within it), its samples a
+ * JSON array of the same bodies the embedded store keeps one per row. Twenty frames in one value compress together (TOAST), and the row count, and with
  * it the per-row overhead and index size, is a twentieth of one row per sample. `writer` names the
  * replica that sampled them, so two samplers of one target would show (they must never be).
  */
