@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Logger } from '../system/logger.ts';
+import { waitAtMost } from '../system/waitAtMost.ts';
 
 /**
  * Which replica samples which target, when several aioscope processes share one store: each target
@@ -254,10 +255,6 @@ export class TargetOwnership {
   private async emit(): Promise<void> {
     const state = this.state();
     this.emitted = ownedKey(state.owned);
-    const heard = Promise.all([...this.listeners].map(async (listener) => listener(state))).then(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, LISTENER_WAIT_MS)));
-    await Promise.race([heard.catch(() => undefined), bound]);
-    clearTimeout(timer);
+    await waitAtMost(() => Promise.all([...this.listeners].map(async (listener) => listener(state))), LISTENER_WAIT_MS);
   }
 }

@@ -1,12 +1,10 @@
-import type { PendingRow } from './storeEngine.ts';
+import { wholeSecondOf, type PendingRow } from './storeEngine.ts';
 
 /**
  * A second still being sampled is waited for at most this long after its first sample arrived:
  * a sampler that stalls (a slow or lost server) must not keep its last rows out of the store.
  */
 export const OPEN_SECOND_LIMIT_MS = 1_500;
-
-const secondOf = (t: number): number => Math.floor(t / 1000) * 1000;
 
 /**
  * For an engine that packs each target's second into one row (the shared store: pgStoreWriter.ts):
@@ -29,7 +27,7 @@ export class OpenSeconds {
   note(row: PendingRow, now: number): void {
     if (row.table !== 'raw') return;
     const key = `${row.target}\u0000${String(row.kind)}`;
-    const second = secondOf(row.t);
+    const second = wholeSecondOf(row.t);
     const seen = this.newest.get(key);
     if (seen === undefined || second > seen.second) this.newest.set(key, { second, arrivedAt: now });
   }
@@ -39,7 +37,7 @@ export class OpenSeconds {
     const ready: PendingRow[] = [];
     const held: PendingRow[] = [];
     for (const row of rows) {
-      if (row.table === 'raw' && this.isOpen(row.target, row.kind, secondOf(row.t), now)) held.push(row);
+      if (row.table === 'raw' && this.isOpen(row.target, row.kind, wholeSecondOf(row.t), now)) held.push(row);
       else ready.push(row);
     }
     return { ready, held };

@@ -62,6 +62,9 @@ export async function storeExtent(
   };
 }
 
+/** The whole second a sample falls in: the shared store's raw rows group samples by it. */
+export const wholeSecondOf = (t: number): number => Math.floor(t / 1000) * 1000;
+
 /** How often an engine is written, which is also what a kill -9 of the process loses. */
 export interface StoreBatching {
   /** Between two batches: the engine's fixed cost per batch against the rows a kill -9 loses. */

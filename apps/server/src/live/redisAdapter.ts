@@ -2,6 +2,7 @@ import type { createShardedAdapter } from '@socket.io/redis-adapter';
 import type { createClient } from 'redis';
 import { StartupError } from '../targets/resolveTarget.ts';
 import type { Logger } from '../system/logger.ts';
+import { waitAtMost } from '../system/waitAtMost.ts';
 import { redisVersionProblem, shardedClients } from './shardedRedis.ts';
 
 const RECONNECT_MAX_MS = 2_000;
@@ -165,13 +166,5 @@ export async function connectLiveAdapter(
  * Redis would queue it until it is back. The connections are closed right after by their owner.
  */
 export function closeAdapterBriefly(close: () => Promise<void> | void): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, CLOSE_WAIT_MS);
-    void Promise.resolve(close())
-      .catch(() => undefined)
-      .then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-  });
+  return waitAtMost(close, CLOSE_WAIT_MS);
 }

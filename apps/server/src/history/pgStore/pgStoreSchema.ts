@@ -9,8 +9,9 @@ import type { Migration } from '../migrations.ts';
  *
  * raw: one row per target, kind and second (the recorder writes a second once it has ended:
  * openSeconds.ts; a second is two rows only when its sampler stalled within it), its samples a
- * JSON array of the same bodies the embedded store keeps one per row. Twenty frames in one value compress together (TOAST), and the row count, and with
- * it the per-row overhead and index size, is a twentieth of one row per sample. `writer` names the
+ * JSON array of the same bodies the embedded store keeps one per row. Twenty frames in one value
+ * compress together (TOAST), and the row count, and with it the per-row overhead and index size,
+ * is a twentieth of one row per sample. `writer` names the
  * replica that sampled them, so two samplers of one target would show (they must never be).
  */
 export const PG_SCHEMA = 'aioscope_history';

@@ -1,5 +1,5 @@
 import { PG_TYPES, appendDescriptionSql } from '../descriptionHistory.ts';
-import type { PendingRow } from '../storeEngine.ts';
+import { wholeSecondOf, type PendingRow } from '../storeEngine.ts';
 import {
   ROLLUP_MAX_COLUMNS,
   ROLLUP_STATE_COLUMN_NAMES,
@@ -52,7 +52,7 @@ export function batchStatements(
   for (const row of rows) {
     switch (row.table) {
       case 'raw': {
-        const second = Math.floor(row.t / 1000) * 1000;
+        const second = wholeSecondOf(row.t);
         const key = `${row.target}\u0000${row.kind}\u0000${second}`;
         const group = raw.get(key);
         if (group === undefined) {
