@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { TARGET_LOCK_CLASS, TargetOwnership, lockKey } from '../src/fleet/targetOwnership.ts';
+import { QUERY_WAIT_MS, TARGET_LOCK_CLASS, TargetOwnership, lockKey } from '../src/fleet/targetOwnership.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
+import { startFreezablePath } from './support/frozenPath.ts';
 import { waitUntil } from './support/polling.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 
@@ -108,6 +109,95 @@ describe('target ownership through the store', () => {
     );
     stop();
     expect(seen.every((size) => size === TARGETS.length)).toBe(true);
+  });
+
+  it('drops a target another replica took while its session was lost, once its monitor has stopped', async () => {
+    const only = await replica('cut');
+    await waitUntil(() => owned(only).length === TARGETS.length, 5_000, 'all targets owned');
+    expect(only.unconfirmed()).toBeNull();
+    const events: string[] = [];
+    only.onChange((state) => void events.push(`owned ${[...state.owned].sort().join('')}`));
+    only.onLost((targets) => void events.push(`lost ${[...targets].sort().join('')}`));
+    // Another session waits for target a's lock, so it has it the moment the replica's session ends
+    // and before the replica's next check connects again: what a replica that took over does.
+    const other = await connect(server);
+    try {
+      const taking = other.query('SELECT pg_advisory_lock($1, $2)', [TARGET_LOCK_CLASS, lockKey('a')]);
+      await waitUntil(
+        async () =>
+          Number(
+            (await admin.query("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted"))
+              .rows[0]?.n,
+          ) === 1,
+        5_000,
+        'the other session waiting for a',
+      );
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'aioscope replica cut'",
+      );
+      await taking;
+      await waitUntil(
+        () => only.unconfirmed() === null && !owned(only).includes('a'),
+        10_000,
+        'a dropped, the rest kept',
+      );
+      expect(owned(only)).toEqual(TARGETS.filter((t) => t !== 'a'));
+      // Its monitor is stopped (onChange) before what it recorded meanwhile is dropped (onLost).
+      expect(events).toEqual(['owned bcdef', 'lost a']);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('shuts its recording while the store does not answer, and opens it once the locks are taken again', async () => {
+    const only = await replica('shut');
+    await waitUntil(() => owned(only).length === TARGETS.length, 5_000, 'all targets owned');
+    const seen: (string | null)[] = [];
+    const sampler = setInterval(() => seen.push(only.unconfirmed()), 20);
+    try {
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'aioscope replica shut'",
+      );
+      await waitUntil(() => seen.some((reason) => reason !== null), 5_000, 'the recording shut');
+      await waitUntil(() => only.unconfirmed() === null, 5_000, 'the recording open again');
+    } finally {
+      clearInterval(sampler);
+    }
+    expect(seen.find((reason) => reason !== null)).toMatch(/ownership of its targets is not confirmed by the store/);
+    expect(owned(only)).toEqual(TARGETS);
+  });
+
+  it('finds out a dead network path to the store by its own timeout, and recovers once it carries again', async () => {
+    const path = await startFreezablePath(Number(server.connectionConfig.port));
+    const warned: string[] = [];
+    const ownership = new TargetOwnership({
+      connectionString: url.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${path.port}/`),
+      replicaId: 'far',
+      log: { info: () => undefined, warn: (line) => warned.push(line) },
+      checkIntervalMs: 200,
+    });
+    replicas.push(ownership);
+    try {
+      ownership.setTargets(TARGETS);
+      await ownership.start();
+      await waitUntil(() => owned(ownership).length === TARGETS.length, 5_000, 'all targets owned');
+      path.freeze();
+      // Nothing answers, nothing closes: only the query's own timeout tells.
+      const noticed = await waitUntil(() => !ownership.state().connected, QUERY_WAIT_MS + 3_000, 'the path found dead');
+      expect(noticed).toBeGreaterThan(QUERY_WAIT_MS - 1_500);
+      expect(ownership.unconfirmed()).toMatch(/Query read timeout/);
+      expect(warned).toEqual([expect.stringMatching(/^target ownership: Query read timeout/)]);
+      expect(owned(ownership)).toEqual(TARGETS); // kept, still sampled: nobody else could take them
+      path.thaw();
+      await waitUntil(
+        () => ownership.unconfirmed() === null && owned(ownership).length === TARGETS.length,
+        10_000,
+        'the ownership confirmed again with every target',
+      );
+    } finally {
+      await ownership.stop();
+      await path.close();
+    }
   });
 
   it('gives back a target the targets file no longer lists', async () => {

@@ -79,7 +79,10 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
       sampleRate: config.sampleRateHz,
       budgetShare: config.rateBudgetPercent / 100,
       targetsFile: config.target.kind === 'file' ? config.target.path : null,
-      sharedStore: config.record.store === null ? null : { connectionString: config.record.store, replicaId },
+      sharedStore:
+        config.record.store === null
+          ? null
+          : { connectionString: config.record.store, replicaId, label: config.replicaName ?? replicaId },
       log,
     });
     await app.register(labPlugin, { dataDir: config.dataDir, allowExternal: config.allowLab, log });

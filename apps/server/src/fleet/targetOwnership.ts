@@ -20,6 +20,13 @@ import { waitAtMost } from '../system/waitAtMost.ts';
  * another replica appears: the targets end up spread evenly, and a handover is one check interval.
  * A target given back stops being sampled (the listeners are awaited) before its lock goes, so the
  * replica taking it never samples it while this one still does.
+ *
+ * While the store is away this replica keeps sampling what it owned, but it cannot know whether
+ * another replica took a target meanwhile (its session, and so its locks, may be gone): what it
+ * records waits (`unconfirmed()` gates the history store's writes) until the session is back and
+ * the locks are taken again. A target found taken by then is dropped, and so are its frames not yet
+ * stored (`onLost`): the other replica sampled it meanwhile, and the store must never hold two
+ * samplers' frames for one moment.
  */
 
 /** pg_advisory_lock(int4, int4) classes: 'aior' for replicas, 'aiot' for targets. */
@@ -79,6 +86,14 @@ const ownedKey = (owned: ReadonlySet<string>): string => [...owned].sort().join(
 
 export type OwnershipListener = (state: OwnershipState) => void | Promise<void>;
 
+/** The server ends a check's query after this long (statement_timeout). */
+const STATEMENT_TIMEOUT_MS = 5_000;
+/**
+ * This process gives up on a query after this long: a network path that went dead answers
+ * nothing, not even the server's timeout, and TCP alone would wait for hours.
+ */
+export const QUERY_WAIT_MS = STATEMENT_TIMEOUT_MS + 1_000;
+
 /** How long a change's listeners may take before given-back targets are unlocked anyway. */
 export const LISTENER_WAIT_MS = 2_000;
 
@@ -94,6 +109,11 @@ export class TargetOwnership {
   private checking: Promise<void> | null = null;
   private stopped = false;
   private readonly listeners = new Set<OwnershipListener>();
+  private readonly lostListeners = new Set<(targets: ReadonlySet<string>) => void>();
+  /** Owned before the session was lost, and found taken by another replica when it came back. */
+  private lostMeanwhile = new Set<string>();
+  /** Whether the last check answered with the locks held and the lost targets already dropped. */
+  private confirmed = false;
   /** The owned targets the listeners last heard of (ownedKey). */
   private emitted = '';
   /** Targets taken over from another replica or given back: for /metrics. */
@@ -117,6 +137,26 @@ export class TargetOwnership {
     return () => void this.listeners.delete(listener);
   }
 
+  /**
+   * Targets owned before the store went away and taken by another replica meanwhile, told once the
+   * listeners of onChange have stopped sampling them: what was recorded of them since is not to be
+   * written.
+   */
+  onLost(listener: (targets: ReadonlySet<string>) => void): () => void {
+    this.lostListeners.add(listener);
+    return () => void this.lostListeners.delete(listener);
+  }
+
+  /**
+   * Null while the store confirms this replica's ownership (frames recorded here may be written);
+   * otherwise why not: the store is away, or the session is back but its targets not yet checked.
+   */
+  unconfirmed(): string | null {
+    if (this.confirmed) return null;
+    if (this.stopped) return 'this replica has given its targets back';
+    return `this replica's ownership of its targets is not confirmed by the store: ${this.storeError ?? 'not connected yet'}`;
+  }
+
   /** The targets of the targets file; those no longer listed are given back at the next check. */
   setTargets(ids: readonly string[]): void {
     this.targets = [...new Set(ids)];
@@ -134,6 +174,7 @@ export class TargetOwnership {
   /** Gives every target back (ending the session frees its locks) so the others take them at once. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.confirmed = false;
     if (this.timer !== null) clearInterval(this.timer);
     await this.checking;
     const client = this.client;
@@ -153,6 +194,7 @@ export class TargetOwnership {
   }
 
   private async checkOnce(): Promise<void> {
+    let answered = false;
     try {
       const client = this.client ?? (await this.connect());
       this.replicas = await this.countReplicas(client);
@@ -189,7 +231,9 @@ export class TargetOwnership {
       }
       if (this.storeError !== null) this.options.log.info('target ownership: the store answers again');
       this.storeError = null;
+      answered = true;
     } catch (error) {
+      this.confirmed = false;
       // The store is unreachable: keep sampling what is owned (no target goes unsampled); the
       // session is gone, so the next check connects again and takes the locks back, dropping any
       // another replica took meanwhile.
@@ -202,6 +246,18 @@ export class TargetOwnership {
       this.storeError = reason;
     }
     if (ownedKey(this.owned) !== this.emitted) await this.emit();
+    if (!answered || this.stopped) return;
+    // After the listeners stopped sampling them: nothing of these is recorded any more.
+    if (this.lostMeanwhile.size > 0) {
+      const lost = this.lostMeanwhile;
+      this.lostMeanwhile = new Set();
+      this.options.log.warn(
+        `target ownership: ${[...lost].join(', ')} taken by another replica while the store was away; ` +
+          'what this replica recorded of them meanwhile is dropped',
+      );
+      for (const listener of this.lostListeners) listener(lost);
+    }
+    this.confirmed = true;
   }
 
   private async connect(): Promise<pg.Client> {
@@ -210,9 +266,15 @@ export class TargetOwnership {
       application_name: `aioscope replica ${this.options.replicaId}`,
       keepAlive: true,
       connectionTimeoutMillis: 5_000,
-      statement_timeout: 5_000,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      query_timeout: QUERY_WAIT_MS,
     });
     client.on('error', () => undefined);
+    // A session that ends between checks may have taken its locks with it: nothing recorded from
+    // now on is written until a check has taken them again.
+    client.on('end', () => {
+      if (this.client === client) this.confirmed = false;
+    });
     await client.connect();
     try {
       const { idleSeconds, intervalSeconds, count } = this.options.keepalive ?? {
@@ -230,7 +292,10 @@ export class TargetOwnership {
           TARGET_LOCK_CLASS,
           lockKey(target),
         ]);
-        if (rows[0]?.taken !== true) this.owned.delete(target);
+        if (rows[0]?.taken !== true) {
+          this.owned.delete(target);
+          this.lostMeanwhile.add(target);
+        }
       }
     } catch (error) {
       await client.end().catch(() => undefined);

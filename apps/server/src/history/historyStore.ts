@@ -22,6 +22,11 @@ export interface HistoryStoreOptions {
   /** Recording paused (reason) or resumed (reason null, with the rows dropped meanwhile). */
   onRecordingChange?: (status: RecordingStatus, droppedRows: number) => void;
   maxPendingRows?: number;
+  /**
+   * Replicas sharing a store: null while this process's rows may be written, otherwise why not (its
+   * ownership of the targets is not confirmed: TargetOwnership.unconfirmed). Rows wait meanwhile.
+   */
+  writeGate?: () => string | null;
 }
 
 /**
@@ -49,6 +54,8 @@ export class HistoryStore {
   private readonly timer: NodeJS.Timeout;
   /** Seconds still being sampled, held back when the engine packs a second into one row. */
   private readonly openSeconds: OpenSeconds | null;
+  /** Targets discarded while a write was in flight: if it fails, their rows are not put back. */
+  private readonly discardedInFlight = new Set<string>();
 
   private constructor(private readonly options: HistoryStoreOptions) {
     const { intervalMs, wholeSeconds } = options.engine.batching;
@@ -94,6 +101,17 @@ export class HistoryStore {
     }
   }
 
+  /**
+   * Drops what is not yet written of these targets (another replica recorded them meanwhile: see
+   * TargetOwnership.onLost), and says how many rows that was.
+   */
+  discard(targets: ReadonlySet<string>): number {
+    const before = this.pending.length;
+    this.pending = this.pending.filter((row) => !targets.has(row.target));
+    if (this.busy) for (const target of targets) this.discardedInFlight.add(target);
+    return before - this.pending.length;
+  }
+
   /** One target's past; while recording is paused it reads as empty, and its extent says why. */
   reader(targetId: string, describe: () => TargetDescription): HistoryReader {
     return this.options.engine.reader(targetId, this, describe);
@@ -114,14 +132,24 @@ export class HistoryStore {
     // A write stuck on a dead disk must not hold up shutdown for ever.
     for (let waited = 0; this.busy && waited < CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));
     this.closed = true;
-    if (this.opened && this.pending.length > 0) await this.flush(true).catch(() => undefined);
+    const gated = this.options.writeGate?.() ?? null;
+    if (gated !== null && this.pending.length > 0)
+      this.options.log.warn(`history: ${this.pending.length} rows not written at close: ${gated}`);
+    else if (this.opened && this.pending.length > 0) await this.flush(true).catch(() => undefined);
     this.opened = false;
     await this.options.engine.close();
   }
 
   /** One timer tick: (re)open when due, write the batch, apply retention when due. */
   private async cycle(): Promise<void> {
-    if (this.busy || this.closed) return; // the previous write is still on the disk: rows wait
+    if (this.closed) return;
+    if (this.busy) {
+      // The previous write is still on the disk or the network: rows wait. Say so if it is stuck
+      // while the ownership is lost too (a dead network path holds the write until its timeout).
+      const gated = this.options.writeGate?.() ?? null;
+      if (gated !== null && this.status.state === 'recording') this.setStatus({ state: 'paused', reason: gated });
+      return;
+    }
     this.busy = true;
     try {
       if (!this.opened) {
@@ -132,6 +160,12 @@ export class HistoryStore {
           this.options.log.warn(`history store could not be read; moved aside to ${movedAside}, starting a new one`);
         }
         this.logMigration(migrated);
+      }
+      const gated = this.options.writeGate?.() ?? null;
+      if (gated !== null) {
+        // Held, not dropped: the ownership is usually confirmed again within a check or two.
+        if (this.status.reason !== gated) this.setStatus({ state: 'paused', reason: gated });
+        return;
       }
       await this.flush();
       if (this.status.state !== 'recording') this.setStatus({ state: 'recording', reason: null });
@@ -158,8 +192,11 @@ export class HistoryStore {
     try {
       await this.options.engine.write(rows);
     } catch (error) {
-      this.pending = rows.concat(this.pending); // enqueue() bounds them again
+      const kept = this.discardedInFlight.size === 0 ? rows : rows.filter((r) => !this.discardedInFlight.has(r.target));
+      this.pending = kept.concat(this.pending); // enqueue() bounds them again
       throw error;
+    } finally {
+      this.discardedInFlight.clear();
     }
   }
 

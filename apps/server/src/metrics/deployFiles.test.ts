@@ -19,6 +19,7 @@ async function exposedNames(): Promise<Set<string>> {
   // A replica sharing a store adds its own series (--store).
   registerReplicaMetrics(registry, () => ({
     replicaId: 'r',
+    label: 'r',
     listed: [],
     owned: new Set(),
     handovers: 0,

@@ -3,6 +3,11 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 /** What a replica sharing a store says of its part (fleet/targetOwnership.ts). */
 export interface ReplicaState {
   replicaId: string;
+  /**
+   * The `replica` label of every series: --replica-name when given, the same across restarts so
+   * a restart does not start new series; otherwise the replica id (host, pid and a nonce).
+   */
+  label: string;
   /** Every target of the targets file, owned here or not. */
   listed: readonly string[];
   owned: ReadonlySet<string>;
@@ -24,7 +29,7 @@ export interface ReplicaState {
  * it" is a query (AioscopeTargetUnowned in deploy/prometheus/aioscope-rules.yml).
  */
 export function registerReplicaMetrics(registry: Registry, state: () => ReplicaState): void {
-  registry.setDefaultLabels({ replica: state().replicaId });
+  registry.setDefaultLabels({ replica: state().label });
   const registers = [registry];
   new Gauge({
     name: 'aioscope_target_owned',
@@ -47,7 +52,7 @@ export function registerReplicaMetrics(registry: Registry, state: () => ReplicaS
   });
   new Gauge({
     name: 'aioscope_replicas',
-    help: 'Replicas sharing the store, as this replica counted them at its last ownership check (every second).',
+    help: 'Replicas sharing the store, as this replica counted them at its last ownership check (every 250 ms).',
     registers,
     collect() {
       this.set(state().replicas);

@@ -56,10 +56,12 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       store_ === null
         ? new DuckDbStoreEngine(path.join(options.dataDir, 'history'))
         : new PostgresStoreEngine(store_, options.replicaId);
+    const ownership = app.fleet.ownership;
     const store = await HistoryStore.start({
       engine,
       limits,
       log: options.log,
+      ...(ownership === null ? {} : { writeGate: () => ownership.unconfirmed() }),
       onRecordingChange: (status, dropped) => {
         for (const recorder of recorders.values()) {
           if (status.state === 'paused')
@@ -67,6 +69,12 @@ export const historyPlugin = fp<HistoryPluginOptions>(
           else recorder.addEvent('recordingResumed', `recording resumed (${dropped} records dropped while paused)`);
         }
       },
+    });
+    // Another replica sampled these while the store was away: what this one recorded meanwhile
+    // would interleave with its frames.
+    const stopDiscarding = ownership?.onLost((targets) => {
+      const dropped = store.discard(targets);
+      if (dropped > 0) options.log.warn(`history: ${dropped} unwritten rows of ${[...targets].join(', ')} dropped`);
     });
     const readers = new Map<string, HistoryReader>();
     // Targets added by a reload get a recorder; a removed one's recorder stops (its past stays readable).
@@ -116,6 +124,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       baselines: store.baselines,
     });
     app.addHook('onClose', async () => {
+      stopDiscarding?.();
       stopLab();
       stopFollowing();
       await Promise.all(starting);

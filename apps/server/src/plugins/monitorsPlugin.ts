@@ -17,6 +17,11 @@ export interface FleetInfo {
   unwatched(): readonly TargetSummary[];
   /** This replica's part when it shares a store with others (--store); null otherwise. */
   replica: (() => ReplicaState) | null;
+  /**
+   * With --store: whether what is recorded here may be written now, and the targets another
+   * replica took while the store was away (TargetOwnership); null otherwise.
+   */
+  ownership: Pick<TargetOwnership, 'unconfirmed' | 'onLost'> | null;
 }
 
 declare module 'fastify' {
@@ -37,7 +42,7 @@ export interface MonitorsPluginOptions {
    * --store: processes started with the same shared store share the targets, each sampled by the
    * one replica that owns it (fleet/targetOwnership.ts); null samples every target here.
    */
-  sharedStore: { connectionString: string; replicaId: string } | null;
+  sharedStore: { connectionString: string; replicaId: string; /** ReplicaState.label */ label: string } | null;
   log: Logger;
 }
 
@@ -98,13 +103,15 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       view: (id: string) => registry.view(id),
       targetsFile: () => watcher?.state ?? null,
       unwatched: () => registry.unwatched(),
+      ownership,
       replica:
         ownership === null || options.sharedStore === null
           ? null
           : (() => {
-              const { replicaId } = options.sharedStore;
+              const { replicaId, label } = options.sharedStore;
               return (): ReplicaState => ({
                 replicaId,
+                label,
                 listed: listed.map((t) => t.definition.id),
                 handovers: ownership.handovers,
                 ...ownership.state(),

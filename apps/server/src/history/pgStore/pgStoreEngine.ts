@@ -45,11 +45,15 @@ const FIRST_BODY_VERSION = 1;
 const POOL_SIZE = 4;
 const STATEMENT_TIMEOUT_MS = 30_000;
 
-/** The address without its password, for the log and the recording badge. */
+/**
+ * The address without its password, for the log and the recording badge: nor its parameters,
+ * where node-postgres also reads one (`?password=…`, `?sslpassword=…`).
+ */
 export function storeLabel(connectionString: string): string {
   try {
     const url = new URL(connectionString);
     url.password = '';
+    url.search = '';
     return `history store at ${url.toString()}`;
   } catch {
     return 'history store (PostgreSQL)';
@@ -91,6 +95,8 @@ export class PostgresStoreEngine implements StoreEngine {
       max: POOL_SIZE,
       application_name: 'aioscope history',
       statement_timeout: STATEMENT_TIMEOUT_MS,
+      // A dead network path answers nothing, not even the server's timeout: give up here too.
+      query_timeout: STATEMENT_TIMEOUT_MS + 5_000,
       connectionTimeoutMillis: 5_000,
     });
     // An idle connection that dies (the server restarted) must not end the process.
@@ -120,6 +126,7 @@ export class PostgresStoreEngine implements StoreEngine {
     const pool = this.openPool();
     const { statements, partitions } = batchStatements(rows, this.writer);
     const client = await pool.connect();
+    let failed: Error | undefined;
     try {
       await this.ensurePartitions(client, partitions);
       await client.query('BEGIN');
@@ -130,8 +137,12 @@ export class PostgresStoreEngine implements StoreEngine {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       }
+    } catch (error) {
+      failed = error instanceof Error ? error : new Error(String(error));
+      throw error;
     } finally {
-      client.release();
+      // A connection a write failed on (a timeout, a lost server) is not given to the next one.
+      client.release(failed);
     }
   }
 
