@@ -36,6 +36,8 @@ class Viewer {
     private readonly targetId: string,
     /** Follow the owner the join's reply names, once, as the page does (live/liveLink.ts). */
     private readonly follow: boolean,
+    /** Sent with the handshake: the user an auth proxy in front would name. */
+    private readonly headers: Record<string, string> = {},
   ) {
     this.socket = this.open(undefined);
   }
@@ -47,6 +49,7 @@ class Viewer {
       transports: ['websocket'],
       forceNew: true,
       reconnection: true,
+      extraHeaders: this.headers,
       ...(replica === undefined ? {} : { query: { replica } }),
     });
     const current = (): boolean => socket === this.socket;
@@ -122,13 +125,14 @@ async function setViewers(
   count: number,
   targetIds: readonly string[] = ['embedded'],
   follow = false,
+  headers: Record<string, string> = {},
 ): Promise<number> {
   while (viewers.length > count) viewers.pop()?.close();
   while (viewers.length < count) {
     const first = viewers.length;
     const batch = Array.from(
       { length: Math.min(CONNECT_BATCH, count - viewers.length) },
-      (_, i) => new Viewer(url, targetIds[(first + i) % targetIds.length] ?? 'embedded', follow),
+      (_, i) => new Viewer(url, targetIds[(first + i) % targetIds.length] ?? 'embedded', follow, headers),
     );
     viewers.push(...batch);
     await Promise.all(batch.map((viewer) => viewer.join()));
@@ -185,7 +189,13 @@ process.on('message', (raw) => {
             id: request.id,
             ok: true,
             type: 'done',
-            viewers: await setViewers(request.url, request.count, request.targetIds, request.followOwner === true),
+            viewers: await setViewers(
+              request.url,
+              request.count,
+              request.targetIds,
+              request.followOwner === true,
+              request.headers,
+            ),
           });
           break;
         case 'measureStart':

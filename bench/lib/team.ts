@@ -32,6 +32,14 @@ const GOALS = { cpuPerTargetPercent: 0.5, remoteP95Ms: 25, failoverMs: 5_000 };
 
 type Replica = { name: string; run: CliRun; url: string };
 
+/**
+ * As a team runs the replicas behind deploy/team/nginx.conf: an SSO proxy's user header, trusted
+ * from loopback (README "Team deployment"). Every request of the bench's own carries it.
+ */
+const USER_HEADER = 'X-Forwarded-User';
+const AS_USER = { [USER_HEADER]: 'bench' };
+const ACCESS_FLAGS = ['--auth-proxy-header', USER_HEADER, '--trusted-proxy', '127.0.0.1/32'];
+
 async function folderBytes(dir: string): Promise<number> {
   let total = 0;
   for (const entry of await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])) {
@@ -87,7 +95,9 @@ async function until(
 
 /** The targets a replica does not list as live, with their state and its reason (a timeout's "why"). */
 async function notLive(url: string): Promise<string> {
-  const targets = targetListSchema.parse(await (await fetch(new URL('/api/targets', url))).json());
+  const targets = targetListSchema.parse(
+    await (await fetch(new URL('/api/targets', url), { headers: AS_USER })).json(),
+  );
   const waiting = targets.filter((t) => t.unwatchedSince !== undefined || t.status.state !== 'live');
   const shown = waiting
     .slice(0, 8)
@@ -180,7 +190,9 @@ async function killOwner(
   await until(
     async () => {
       if (!ownedOnce(await ownersOf(fleet, survivors, ids))) return false;
-      const listed = targetListSchema.parse(await (await fetch(new URL('/api/targets', survivor.url))).json());
+      const listed = targetListSchema.parse(
+        await (await fetch(new URL('/api/targets', survivor.url), { headers: AS_USER })).json(),
+      );
       return lost.every((id) => (listed.find((t) => t.id === id)?.status.lastFrameAt ?? 0) > killedAt);
     },
     30_000,
@@ -199,7 +211,9 @@ async function killOwner(
   let duplicates = 0;
   for (const id of lost) {
     const url = new URL(`/api/targets/${id}/history/frames?from=${killedAt - 5_000}&to=${Date.now()}`, survivor.url);
-    const times = historyFramesSchema.parse(await (await fetch(url)).json()).frames.map((f) => f.t);
+    const times = historyFramesSchema
+      .parse(await (await fetch(url, { headers: AS_USER })).json())
+      .frames.map((f) => f.t);
     duplicates += times.length - new Set(times).size;
     // The gap across the kill only (the window may also hold the handover of the replica's return).
     const last = times.filter((t) => t <= killedAt).at(-1) ?? killedAt;
@@ -214,6 +228,7 @@ async function killOwner(
     adapterUrl,
     '--replica-name',
     `${victim.name}-${round}`,
+    ...ACCESS_FLAGS,
   ]);
   replicas.splice(replicas.indexOf(victim), 1, { name: victim.name, ...back });
   await until(
@@ -243,14 +258,14 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
   return using(async (cleanups) => {
     const ids = Array.from({ length: size.targets }, (_, i) => `t${i}`);
     const [fleet, redis] = await Promise.all([
-      startReplicaFleet('bench-team', ids, { watchedServers: size.servers }),
+      startReplicaFleet('bench-team', ids, { watchedServers: size.servers, headers: AS_USER }),
       startRedis(),
     ]);
     cleanups.add('team fleet', () => fleet.stop());
     cleanups.add('redis', () => Promise.resolve(redis.stop()));
     const replicas: Replica[] = [];
     for (const name of ['a', 'b', 'c']) {
-      const started = await fleet.replica(name, ['--adapter', redis.url, '--replica-name', name]);
+      const started = await fleet.replica(name, ['--adapter', redis.url, '--replica-name', name, ...ACCESS_FLAGS]);
       replicas.push({ name, ...started });
     }
     const nginx = await startTeamNginx(replicas.map((r) => Number(new URL(r.url).port)));
@@ -300,9 +315,9 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     // A: the viewers through nginx, each following its target to its owner as the page does
     // (?replica=NAME), and a few on replica b for targets it does not sample (the remote p95: a
     // viewer whose page could not follow, relayed through Redis). B: the same, with the nginx
-    // viewers left where its round robin puts them (clients that do not follow names), so every
-    // target is relayed. Then A again: the two A windows around B show what the order and the
-    // machine's load did.
+    // viewers left where nginx puts them (they follow no names and keep no cookie, so they are
+    // spread socket by socket), so every target is relayed. Then A again: the two A windows
+    // around B show what the order and the machine's load did.
     const routed = await ViewerPool.start(cleanups);
     const remote = await ViewerPool.start(cleanups);
     const onB = async (): Promise<string[]> => {
@@ -311,8 +326,9 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     };
     // withRemote false: every viewer on its owner, nothing relayed (the best case, window "all on owners").
     const routedWindow = async (withRemote = true): Promise<Window> => {
-      await routed.setViewers(nginx.url, withRemote ? size.viewers : size.viewers + size.remoteViewers, ids, true);
-      if (withRemote) await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, await onB());
+      const routedCount = withRemote ? size.viewers : size.viewers + size.remoteViewers;
+      await routed.setViewers(nginx.url, routedCount, ids, true, AS_USER);
+      if (withRemote) await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, await onB(), false, AS_USER);
       await sleep(3_000);
       const window = await measureWindow(
         size.seconds,
@@ -329,8 +345,8 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const team = await routedWindow();
     logWindow('viewers on their owners, a few relayed (A)', team);
     const spreadPool = await ViewerPool.start(cleanups);
-    await spreadPool.setViewers(nginx.url, size.viewers, ids, false);
-    await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, await onB());
+    await spreadPool.setViewers(nginx.url, size.viewers, ids, false, AS_USER);
+    await remote.setViewers(replicas[1]?.url ?? '', size.remoteViewers, await onB(), false, AS_USER);
     await sleep(3_000);
     const spread = await measureWindow(size.seconds, pids, { all: spreadPool, remote }, dbBytes);
     logWindow('viewers spread by nginx (B)', spread);
@@ -345,7 +361,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const perTarget = (w: Window): number[] => w.cpuPercent.slice(0, 3).map((cpu) => cpu / (size.targets / 3));
     const perTargetPerReplica = perTarget(team);
     const all = routed;
-    await all.setViewers(nginx.url, viewerCount, ids, true);
+    await all.setViewers(nginx.url, viewerCount, ids, true, AS_USER);
 
     const kills: Kill[] = [];
     for (let k = 0; k < size.kills; k++) {
@@ -411,7 +427,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       },
       {
         measurement: 'team',
-        condition: `B, between the A windows: the same targets, ${size.viewers} viewers through nginx left where its round robin puts them (not following replica names) and ${size.remoteViewers} on replica b for targets it does not sample, ${size.seconds} s`,
+        condition: `B, between the A windows: the same targets, ${size.viewers} viewers through nginx left where it puts them (following no replica names, keeping no cookie) and ${size.remoteViewers} on replica b for targets it does not sample, ${size.seconds} s`,
         result: cpuOf(spread),
         target: `≤ ${GOALS.cpuPerTargetPercent} %`,
         verdict: verdict(max(perTarget(spread)) <= GOALS.cpuPerTargetPercent),

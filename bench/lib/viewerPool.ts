@@ -57,9 +57,22 @@ export class ViewerPool {
   }
 
   /** Viewer i joins targetIds[i % length]: one target ('embedded') unless given; followOwner: as the page does. */
-  async setViewers(url: string, count: number, targetIds?: string[], followOwner = false): Promise<void> {
+  async setViewers(
+    url: string,
+    count: number,
+    targetIds?: string[],
+    followOwner = false,
+    headers?: Record<string, string>,
+  ): Promise<void> {
     await this.request(
-      { type: 'setViewers', url, count, ...(targetIds === undefined ? {} : { targetIds }), followOwner },
+      {
+        type: 'setViewers',
+        url,
+        count,
+        ...(targetIds === undefined ? {} : { targetIds }),
+        followOwner,
+        ...(headers === undefined ? {} : { headers }),
+      },
       90_000,
     );
   }

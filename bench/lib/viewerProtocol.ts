@@ -3,7 +3,16 @@
 export type ViewerRequest =
   /** Viewer i joins targetIds[i % length] ('embedded' when absent). */
   /** followOwner: each reconnects to the replica its join names as the owner (?replica=), as the page does. */
-  | { id: number; type: 'setViewers'; url: string; count: number; targetIds?: string[]; followOwner?: boolean }
+  /** headers: sent with each new viewer's handshake (an auth proxy's user header). */
+  | {
+      id: number;
+      type: 'setViewers';
+      url: string;
+      count: number;
+      targetIds?: string[];
+      followOwner?: boolean;
+      headers?: Record<string, string>;
+    }
   | { id: number; type: 'measureStart' }
   | { id: number; type: 'measureStop' }
   | { id: number; type: 'exit' };

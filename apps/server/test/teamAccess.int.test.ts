@@ -8,6 +8,8 @@ import { TEST_DATA_ROOT } from './support/testPostgres.ts';
 import { trySocket } from './support/trySocket.ts';
 
 const HEADER = 'X-Forwarded-User';
+/** Prometheus's own credential (--metrics-token): it cannot pass the SSO proxy. */
+const METRICS_TOKEN = 'scraper-token-0123456789';
 /** The smallest experiment the lab takes: what a viewer may not start and an operator may. */
 const EXPERIMENT: LabExperimentInput = {
   tableMb: 16,
@@ -40,6 +42,7 @@ function aioscopeBehindProxy(
     const dataDir = path.join(TEST_DATA_ROOT, name);
     await rm(dataDir, { recursive: true, force: true });
     const flags = ['--auth-proxy-header', HEADER, '--trusted-proxy', trustedRange, '--operators', 'alice'];
+    flags.push('--metrics-token', METRICS_TOKEN);
     run = runCli(['--embedded', '--no-demo', '--no-record', '--port', '0', '--data-dir', dataDir, ...flags]);
     base = await waitForUrl(run);
   }, 180_000);
@@ -122,6 +125,22 @@ describe('team access behind an auth proxy, on the real command line', () => {
       expect(cli.run()?.stdout()).toMatch(
         /refused a request from 127\.0\.0\.1 carrying X-Forwarded-User: not a trusted proxy/,
       );
+    });
+
+    it('lets a scraper with --metrics-token read /metrics from anywhere, and nothing else', async () => {
+      const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+      const metrics = await fetch(new URL('/metrics', cli.base()), { headers: bearer(METRICS_TOKEN) });
+      expect(metrics.status).toBe(200);
+      expect(await metrics.text()).toMatch(/^# HELP aioscope_/m);
+      expect((await fetch(new URL('/metrics', cli.base()), { headers: bearer('not-the-token-0123456') })).status).toBe(
+        403,
+      );
+      expect((await fetch(new URL('/metrics', cli.base()))).status).toBe(403);
+      for (const pathname of ['/api/targets', '/api/me', '/']) {
+        const response = await fetch(new URL(pathname, cli.base()), { headers: bearer(METRICS_TOKEN) });
+        expect(response.status, pathname).toBe(403);
+      }
+      expect(await trySocket(cli.base(), bearer(METRICS_TOKEN))).toMatch(/^refused/);
     });
   });
 

@@ -1,4 +1,7 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { io as connectSocket, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +12,8 @@ import {
 } from '@aioscope/spec';
 import { LiveLink, type LiveSink, type OpenLiveSocket } from '../../web/src/live/liveLink.ts';
 import type { LiveSocket } from '../../web/src/live/onChecked.ts';
+import { SYNTHETIC_START, syntheticHistory } from '../src/history/recordingFileFixture.ts';
+import { writeRecordingFile } from '../src/history/recordingFileWriter.ts';
 import type { CliRun } from './support/cliProcess.ts';
 import { startTeamNginx, type RunningNginx } from './support/nginx.ts';
 import { sleep, waitUntil } from './support/polling.ts';
@@ -110,6 +115,38 @@ function fromUntrusted(url: string): Promise<{ status: number; body: string }> {
   });
 }
 
+/**
+ * A browser through nginx: keeps the cookie nginx sets on its first answer, opens a recording file
+ * (it lives in the replica that opened it) and reads it back `reads` times; the statuses.
+ */
+async function openRecordingAndReadBack(url: string, reads: number): Promise<{ cookie: string; statuses: number[] }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'aioscope-sticky-'));
+  try {
+    const file = path.join(dir, 'sticky.aioscope.gz');
+    await writeRecordingFile(
+      syntheticHistory('embedded', { durationMs: 5_000 }),
+      { from: SYNTHETIC_START, to: SYNTHETIC_START + 5_000 },
+      file,
+    );
+    const first = await fetch(new URL('/api/me', url), { headers: AS_BOB });
+    const cookie = first.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const headers = { ...AS_BOB, cookie };
+    const opened = await fetch(new URL('/api/recordings?name=sticky.aioscope.gz', url), {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/gzip' },
+      body: await readFile(file),
+    });
+    expect(opened.status, await opened.clone().text()).toBe(201);
+    const { targetId } = (await opened.json()) as { targetId: string };
+    const statuses: number[] = [];
+    for (let i = 0; i < reads; i++)
+      statuses.push((await fetch(new URL(`/api/targets/${targetId}/history`, url), { headers })).status);
+    return { cookie, statuses };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 async function get(url: string, path: string): Promise<unknown> {
   const response = await fetch(new URL(path, url), { headers: AS_BOB });
   expect(response.status, `${path} on ${url}`).toBe(200);
@@ -163,6 +200,8 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
     const scrapes = await Promise.all(
       replicas.map(async (r) => (await fetch(new URL('/metrics', r.url), { headers: AS_BOB })).text()),
     );
+    // Each replica's series carry its --replica-name, which a restart keeps.
+    expect(scrapes.map((text) => /aioscope_replicas\{replica="([^"]+)"\}/.exec(text)?.[1])).toEqual(['a', 'b', 'c']);
     for (const id of TARGET_IDS) {
       expect(
         scrapes.filter((text) => text.includes(`aioscope_samples_total{target="${id}"`)),
@@ -180,6 +219,11 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
       body: JSON.stringify({ tableMb: 16, cacheState: 'warm', rounds: 1, variants: [{ name: 'a', session: {} }] }),
     });
     expect(labStart.status).toBe(403);
+
+    // A browser keeps to one replica: what it opened there is found by each request after it.
+    const sticky = await openRecordingAndReadBack(nginx.url, 9);
+    expect(sticky.cookie).toMatch(/^aioscope_replica_key=./);
+    expect(sticky.statuses).toEqual(Array.from({ length: 9 }, () => 200));
 
     // The victim owns `lost`; `kept` is owned by another replica and stays sampled throughout.
     const ownedBy = (r: { url: string }): number => [...owners.values()].filter((urls) => urls.includes(r.url)).length;

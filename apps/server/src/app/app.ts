@@ -36,6 +36,8 @@ export interface AppOptions {
   token?: string;
   /** Behind a team's auth proxy: its user header, the proxies trusted to send it, the operators. Replaces the token. */
   authProxy?: AuthProxy;
+  /** --metrics-token: a bearer that opens GET /metrics alone, whatever guards the rest. */
+  metricsToken?: string;
   /** The recorder's store: every live target's past. Absent when nothing is recorded. */
   history?: HistoryCatalog;
   /**
@@ -81,7 +83,7 @@ export const aioscopeApp = fp<AppOptions>(
         : options.token !== undefined
           ? { kind: 'token', token: options.token }
           : { kind: 'loopback' };
-    registerAccessControl(app, access);
+    registerAccessControl(app, access, options.metricsToken);
     // Who the page is talking for, and whether it may start what writes to a watched server.
     app.get('/api/me', (request) => request.identity);
 

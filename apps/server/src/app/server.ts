@@ -101,6 +101,7 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
         webRoot: WEB_ROOT,
         ...(config.token === undefined ? {} : { token: config.token }),
         ...(config.authProxy === null ? {} : { authProxy: authProxyOf(config.authProxy) }),
+        ...(config.metricsToken === undefined ? {} : { metricsToken: config.metricsToken }),
         ...(live === null
           ? {}
           : {

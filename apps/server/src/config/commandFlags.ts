@@ -87,6 +87,11 @@ else the password file PGPASSFILE names, else ~/.pgpass (mode 600).`,
       'where aioscope keeps its files (default .aioscope/ in a checkout, ~/.aioscope when installed)',
     ),
     token: tokenFlag,
+    'metrics-token': {
+      type: 'string',
+      value: '<token>',
+      help: `a scraper's own token: GET /metrics also answers "Authorization: Bearer <token>", whatever guards the rest (also AIOSCOPE_METRICS_TOKEN; at least ${MIN_TOKEN_LENGTH} characters; for Prometheus behind --auth-proxy-header)`,
+    },
     'auth-proxy-header': {
       type: 'string',
       value: '<name>',

@@ -83,6 +83,16 @@ describe('parseConfig', () => {
     expect(ok(['--host', '::1']).host).toBe('::1');
   });
 
+  it('reads a scraper’s --metrics-token (or AIOSCOPE_METRICS_TOKEN), as long as a token must be, and never counts it as access', () => {
+    expect(error(['--metrics-token', 'short'])).toBe('--metrics-token must be at least 16 characters');
+    expect(ok(['--metrics-token', '0123456789abcdef']).metricsToken).toBe('0123456789abcdef');
+    expect(ok([], { AIOSCOPE_METRICS_TOKEN: 'fedcba9876543210' }).metricsToken).toBe('fedcba9876543210');
+    expect(ok([], { AIOSCOPE_METRICS_TOKEN: '' }).metricsToken).toBeUndefined();
+    expect(error(['--host', '0.0.0.0', '--metrics-token', '0123456789abcdef'])).toMatch(
+      /--host is not a loopback address/,
+    );
+  });
+
   it('answers --help', () => {
     expect(parseConfig(['--help'], {})).toEqual({ ok: 'help' });
   });

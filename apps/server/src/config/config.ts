@@ -114,6 +114,8 @@ export const configSchema = z
     waitForDb: z.boolean(),
     token: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
     authProxy: authProxyConfigSchema,
+    /** --metrics-token: a bearer that opens GET /metrics alone (a scraper's, apart from the users'). */
+    metricsToken: z.string().min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`).optional(),
     /** --adapter: the Redis that relays live events between replicas (live/redisAdapter.ts); null: none. */
     adapter: z
       .string()
@@ -175,6 +177,7 @@ const FLAG_NAMES: Record<string, string> = {
   dataDir: '--data-dir',
   logLevel: '--log-level',
   token: '--token',
+  metricsToken: '--metrics-token',
   'record.rawMs': '--record-raw',
   'record.rollupMs': '--record-rollups',
   'record.maxBytes': '--record-max',
@@ -208,6 +211,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     tokenGiven,
   });
   if (!access.ok) return access;
+  const metricsToken =
+    values['metrics-token'] ?? ((env.AIOSCOPE_METRICS_TOKEN ?? '') !== '' ? env.AIOSCOPE_METRICS_TOKEN : undefined);
 
   const usesEnvironment = PG_TARGET_VARIABLES.some((name) => (env[name] ?? '') !== '');
   const target =
@@ -235,6 +240,7 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     waitForDb: values['wait-for-db'] === true,
     ...(tokenGiven ? { token: values.token ?? env.AIOSCOPE_TOKEN } : {}),
     authProxy: access.authProxy,
+    ...(metricsToken === undefined ? {} : { metricsToken }),
     adapter: values.adapter ?? null,
     replicaName: values['replica-name'] ?? null,
     record: {

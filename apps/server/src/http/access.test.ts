@@ -70,4 +70,24 @@ describe('identifyRequest', () => {
       identity: { role: 'operator', via: 'loopback' },
     });
   });
+
+  it('refuses on loopback without a token a request that came through a proxy, whoever it says it is', () => {
+    for (const header of ['x-forwarded-for', 'forwarded', 'x-real-ip']) {
+      const verdict = identifyRequest(
+        request('127.0.0.1', { [header]: '203.0.113.7' }),
+        { kind: 'loopback' },
+        noCookies,
+      );
+      expect(verdict).toMatchObject({ ok: false, status: 403 });
+      expect(!verdict.ok && verdict.error).toContain(`it carries ${header}`);
+      expect(!verdict.ok && verdict.error).toMatch(/--token, or with --auth-proxy-header and --trusted-proxy/);
+    }
+    // The token still lets the proxied request in: that is what a proxy in front needs.
+    const token: AccessPolicy = { kind: 'token', token: 'test-token-0123456789' };
+    const proxied = request('127.0.0.1', {
+      'x-forwarded-for': '203.0.113.7',
+      authorization: 'Bearer test-token-0123456789',
+    });
+    expect(identifyRequest(proxied, token, noCookies)).toMatchObject({ ok: true, identity: { via: 'token' } });
+  });
 });

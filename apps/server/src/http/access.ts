@@ -21,6 +21,11 @@ function sameToken(candidate: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+function bearerOf(request: Pick<IncomingMessage, 'headers'>): string | undefined {
+  const authorization = request.headers.authorization;
+  return authorization?.startsWith('Bearer ') === true ? authorization.slice(7) : undefined;
+}
+
 /**
  * A request carries the token as a bearer header or as the cookie set by the tokened URL. Cookies
  * are parsed by @fastify/cookie's parser, for REST and the socket handshake alike.
@@ -30,9 +35,7 @@ export function requestHasToken(
   token: string,
   parseCookie: (header: string) => Record<string, string | undefined>,
 ): boolean {
-  const authorization = request.headers.authorization;
-  const bearer = authorization?.startsWith('Bearer ') === true ? authorization.slice(7) : undefined;
-  if (sameToken(bearer, token)) return true;
+  if (sameToken(bearerOf(request), token)) return true;
   const header = request.headers.cookie;
   return header !== undefined && sameToken(parseCookie(header)[TOKEN_COOKIE], token);
 }
@@ -52,6 +55,11 @@ export const OPEN_ROUTE = '/api/health';
  */
 export const OPEN_READY_ROUTE = '/api/ready';
 const OPEN_ROUTES: ReadonlySet<string> = new Set([OPEN_ROUTE, OPEN_READY_ROUTE]);
+/**
+ * What --metrics-token opens, as a bearer only (no cookie, no query): a scraper cannot pass an
+ * SSO proxy, and trusting its address as a proxy would let it name any user, operators too.
+ */
+export const METRICS_ROUTE = '/metrics';
 
 /** The header an auth proxy (oauth2-proxy, nginx auth_request) sets to the user it authenticated. */
 export interface AuthProxy {
@@ -82,6 +90,14 @@ export type AccessVerdict =
 const TOKEN_MISSING =
   'aioscope needs its access token: open the URL it printed at start-up, or send Authorization: Bearer <token>';
 
+/** Headers a reverse proxy adds (nginx, oauth2-proxy, Caddy, Traefik): the request came through one. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
+/** The header that says a request came through a proxy, or null. */
+function forwardingHeader(request: Pick<IncomingMessage, 'headers'>): string | null {
+  return FORWARDING_HEADERS.find((name) => request.headers[name] !== undefined) ?? null;
+}
+
 /** The user the proxy header names, or null when it is absent or blank. */
 function headerUser(request: Pick<IncomingMessage, 'headers'>, header: string): string | null {
   const value = request.headers[header.toLowerCase()];
@@ -98,7 +114,21 @@ export function identifyRequest(
   policy: AccessPolicy,
   parseCookie: (header: string) => Record<string, string | undefined>,
 ): AccessVerdict {
-  if (policy.kind === 'loopback') return { ok: true, identity: identity(null, 'operator', 'loopback') };
+  if (policy.kind === 'loopback') {
+    // Loopback is let in because only this machine's users reach it; through a proxy on this
+    // machine (deploy/team/nginx.conf sends X-Forwarded-For) anyone who reaches the proxy would be.
+    const forwarded = forwardingHeader(request);
+    if (forwarded !== null)
+      return {
+        ok: false,
+        status: 403,
+        error:
+          `this request came through a proxy (it carries ${forwarded}), and aioscope lets in without a token only ` +
+          'who reaches its loopback address directly: behind a proxy start it with --token, or with ' +
+          '--auth-proxy-header and --trusted-proxy (README "Team deployment")',
+      };
+    return { ok: true, identity: identity(null, 'operator', 'loopback') };
+  }
   if (policy.kind === 'token') {
     return requestHasToken(request, policy.token, parseCookie)
       ? { ok: true, identity: identity(null, 'operator', 'token') }
@@ -142,12 +172,21 @@ declare module 'fastify' {
  * token, opening `/?token=…` once stores it in an HttpOnly, SameSite=Strict cookie and redirects to
  * a URL without it. Needs @fastify/cookie registered.
  */
-export function registerAccessControl(app: FastifyInstance, policy: AccessPolicy): void {
+export function registerAccessControl(app: FastifyInstance, policy: AccessPolicy, metricsToken?: string): void {
   app.decorateRequest('identity', null);
   app.addHook('onRequest', async (request, reply) => {
     const url = request.routeOptions.url;
-    if (url !== undefined && OPEN_ROUTES.has(url) && (request.method === 'GET' || request.method === 'HEAD'))
+    const reading = request.method === 'GET' || request.method === 'HEAD';
+    if (url !== undefined && OPEN_ROUTES.has(url) && reading) return undefined;
+    if (
+      metricsToken !== undefined &&
+      url === METRICS_ROUTE &&
+      reading &&
+      sameToken(bearerOf(request.raw), metricsToken)
+    ) {
+      request.identity = identity(null, 'viewer', 'token');
       return undefined;
+    }
     if (policy.kind === 'token') {
       const fromQuery = (request.query as { token?: unknown } | undefined)?.token;
       if (typeof fromQuery === 'string' && sameToken(fromQuery, policy.token)) {

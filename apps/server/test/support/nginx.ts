@@ -29,7 +29,7 @@ export async function startTeamNginx(replicaPorts: readonly number[]): Promise<R
   if (replicaPorts.length !== 3) throw new Error(`deploy/team/nginx.conf lists 3 replicas, not ${replicaPorts.length}`);
   const team = (await readFile(TEAM_CONFIG, 'utf8'))
     .replace(/127\.0\.0\.1:718([0-2])\b/g, (_, i: string) => `127.0.0.1:${replicaPorts[Number(i)] ?? 0}`)
-    .replace('listen 8080;', `listen 127.0.0.1:${port};`);
+    .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
   await writeFile(path.join(dir, 'team.conf'), team);
   await writeFile(
     path.join(dir, 'nginx.conf'),
