@@ -243,7 +243,10 @@ async function killOwner(
       return `owned per replica: ${counts.join(', ')} (share ${Math.ceil(ids.length / replicas.length)}); ${wrong.slice(0, 8).join(', ') || 'each owned once'}; ${await notLive(back.url)}`;
     },
   );
-  await sleep(2_000);
+  // The returned replica, usually the next victim (it took a full share), records for a few
+  // seconds before the next kill: killed 2 s after a handover it had not stored its first
+  // seconds yet, and the next kill's "not yet stored" counted the return's handover gap too.
+  await sleep(6_000);
   return { victim: victim.name, targets: lost.length, failoverMs, framesLost, framesUnwritten, duplicates };
 }
 
