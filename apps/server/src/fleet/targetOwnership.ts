@@ -252,8 +252,7 @@ export class TargetOwnership {
       const lost = this.lostMeanwhile;
       this.lostMeanwhile = new Set();
       this.options.log.warn(
-        `target ownership: ${[...lost].join(', ')} taken by another replica while the store was away; ` +
-          'what this replica recorded of them meanwhile is dropped',
+        `target ownership: ${[...lost].join(', ')} taken by another replica while the store was away`,
       );
       for (const listener of this.lostListeners) listener(lost);
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { METRICS_ROUTE } from '../http/access.ts';
 import { MAX_NAMED_SCRAPERS, MetricsExporter, type MetricsSource } from './metricsExporter.ts';
 import type { ReplicaState } from './replicaMetrics.ts';
 
@@ -22,7 +23,7 @@ export function registerMetricsRoute(
 ): void {
   const exporter = new MetricsExporter(monitors, replica === undefined ? {} : { replica });
   app.addHook('onClose', () => exporter.close());
-  app.get('/metrics', async (request, reply) => {
+  app.get(METRICS_ROUTE, async (request, reply) => {
     const query = metricsQuerySchema.safeParse(request.query);
     if (!query.success) return reply.code(400).send({ error: query.error.issues[0]?.message ?? 'invalid query' });
     const body = await exporter.scrape(query.data.scraper);

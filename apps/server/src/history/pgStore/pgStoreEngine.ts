@@ -126,7 +126,6 @@ export class PostgresStoreEngine implements StoreEngine {
     const pool = this.openPool();
     const { statements, partitions } = batchStatements(rows, this.writer);
     const client = await pool.connect();
-    let failed: Error | undefined;
     try {
       await this.ensurePartitions(client, partitions);
       await client.query('BEGIN');
@@ -138,12 +137,11 @@ export class PostgresStoreEngine implements StoreEngine {
         throw error;
       }
     } catch (error) {
-      failed = error instanceof Error ? error : new Error(String(error));
-      throw error;
-    } finally {
       // A connection a write failed on (a timeout, a lost server) is not given to the next one.
-      client.release(failed);
+      client.release(true);
+      throw error;
     }
+    client.release();
   }
 
   async applyRetention(limits: RecordingLimits, now: number): Promise<RetentionOutcome> {
