@@ -1,6 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { MAX_OPEN_RECORDINGS, type OpenedRecording, type TargetSummary } from '@aioscope/spec';
+import { MAX_OPEN_RECORDINGS, type OpenedRecording, type Role, type TargetSummary } from '@aioscope/spec';
 import type { HistoryCatalog, HistoryReader } from './historyReader.ts';
 import { RecordingDatabases, type AttachedRecording } from './recordingDatabases.ts';
 import {
@@ -62,6 +62,8 @@ interface OpenEntry {
   folder: string;
   bytes: number;
   summary: TargetSummary;
+  /** The proxy's user who opened it, null when the caller was not named (token, loopback). */
+  openedBy: string | null;
 }
 
 export interface OpenedRecordingsOptions {
@@ -136,8 +138,14 @@ export class OpenedRecordings implements HistoryCatalog {
   /**
    * Checks the file whole and opens it as a target. A bad file (RecordingFileError) or one past the
    * budget changes nothing: its folder is removed. `file` may sit in the slot's folder (an upload).
+   * `openedBy` names who opened it, for the right to close it (mayClose).
    */
-  async open(slot: OpenSlot, file: string, fileName: string | undefined): Promise<OpenedRecording> {
+  async open(
+    slot: OpenSlot,
+    file: string,
+    fileName: string | undefined,
+    openedBy: string | null = null,
+  ): Promise<OpenedRecording> {
     if (!isSlot(slot) || slot.released) throw new RecordingsBusyError();
     const folder = await slot.folder;
     try {
@@ -156,7 +164,7 @@ export class OpenedRecordings implements HistoryCatalog {
         );
       }
       if (this.closed) throw new RecordingFileError('aioscope is shutting down');
-      const opened = await this.add(ingested, folder, bytes, fileName);
+      const opened = await this.add(ingested, folder, bytes, fileName, openedBy);
       slot.adopted = true;
       return opened;
     } finally {
@@ -174,6 +182,17 @@ export class OpenedRecordings implements HistoryCatalog {
 
   summaries(): TargetSummary[] {
     return [...this.entries.values()].map((entry) => entry.summary);
+  }
+
+  /**
+   * Why `caller` may not close this recording, or null when they may. A recording a named user of
+   * the team's proxy opened is theirs and the operators' to close: another viewer working on the
+   * same replica cannot take it away. An unnamed caller (token, loopback) is the one user there is.
+   */
+  closeRefusal(targetId: string, caller: { user: string | null; role: Role }): string | null {
+    const openedBy = this.entries.get(targetId)?.openedBy ?? null;
+    if (openedBy === null || caller.role === 'operator' || caller.user === openedBy) return null;
+    return `"${targetId}" was opened by ${openedBy}: only they or an operator may close it`;
   }
 
   /** Closes one opened recording and removes its database; false if it is not open. */
@@ -206,6 +225,7 @@ export class OpenedRecordings implements HistoryCatalog {
     folder: string,
     bytes: number,
     fileName: string | undefined,
+    openedBy: string | null,
   ): Promise<OpenedRecording> {
     const id = `recording-${++this.opened}`;
     const { header } = ingested;
@@ -242,7 +262,7 @@ export class OpenedRecordings implements HistoryCatalog {
       demoWorkload: false,
       recording: { from: header.range.from, to: header.range.to, fileName: file },
     };
-    this.entries.set(id, { history, attached, samples, folder, bytes, summary });
+    this.entries.set(id, { history, attached, samples, folder, bytes, summary, openedBy });
     const maxOpen = this.options.maxOpen ?? MAX_OPEN_RECORDINGS;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= maxOpen) break;

@@ -49,7 +49,7 @@ const slots = new WeakMap<FastifyRequest, OpenSlot>();
 
 /**
  * Recording files opened in a running aioscope: POST one (the body is the file's bytes) and it
- * becomes a target of kind 'recording'; DELETE closes it. A bad file changes nothing. One file
+ * becomes a target of kind 'recording'; DELETE closes it (its opener or an operator, behind a proxy). A bad file changes nothing. One file
  * opens at a time: while one does, the next is answered 503 with Retry-After before its body is
  * read, so a burst of uploads costs neither memory nor the sampler's time.
  */
@@ -105,7 +105,8 @@ export async function registerRecordingRoutes(app: FastifyInstance, recordings: 
         }
         if (uploaded.bytes === 0) return reply.code(400).send({ error: 'the body is empty: send a recording file' });
         try {
-          return await reply.code(201).send(await recordings.open(slot, uploaded.path, query.data.name));
+          const openedBy = request.identity?.via === 'proxy' ? request.identity.user : null;
+          return await reply.code(201).send(await recordings.open(slot, uploaded.path, query.data.name, openedBy));
         } catch (error) {
           if (error instanceof RecordingFileError) return reply.code(400).send({ error: error.message });
           if (error instanceof RecordingsBusyError) return busy(reply);
@@ -118,6 +119,8 @@ export async function registerRecordingRoutes(app: FastifyInstance, recordings: 
   app.delete('/api/recordings/:id', async (request, reply) => {
     const parsed = targetParamsSchema.safeParse(request.params);
     if (!parsed.success) return reply.code(400).send({ error: firstIssue(parsed.error) });
+    const refusal = recordings.closeRefusal(parsed.data.id, request.identity ?? { user: null, role: 'viewer' });
+    if (refusal !== null) return reply.code(403).send({ error: refusal });
     if (!recordings.close(parsed.data.id)) {
       return reply.code(404).send({ error: `no open recording "${parsed.data.id}"` });
     }
