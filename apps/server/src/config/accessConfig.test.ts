@@ -53,6 +53,15 @@ describe('team access flags', () => {
       /^--auth-proxy-header "X User" is not an HTTP header name/,
     ],
     [['--auth-proxy-header', 'X-User:', '--trusted-proxy', '10.0.0.0/8'], /is not an HTTP header name/],
+    [
+      ['--auth-proxy-header', 'X-User', '--trusted-proxy', '10.0.0.5/32,0.0.0.0/0'],
+      /^--trusted-proxy "0.0.0.0\/0" is every address/,
+    ],
+    [['--auth-proxy-header', 'X-User', '--trusted-proxy', '::/0'], /^--trusted-proxy "::\/0" is every address/],
+    [
+      ['--auth-proxy-header', 'X-User', '--trusted-proxy', '10.0.0.0/8', '--operators', ' , '],
+      /^--operators names no user/,
+    ],
     [['--trusted-proxy', '10.0.0.0/8'], /^--trusted-proxy needs --auth-proxy-header/],
     [['--operators', 'alice'], /^--operators names users of --auth-proxy-header/],
     [

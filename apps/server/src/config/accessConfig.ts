@@ -61,9 +61,16 @@ export function readAccessFlags(
     };
   const parsed = parseTrustedProxies(trustedProxies);
   if (!parsed.ok) return parsed;
+  const operatorNames = parseOperators(operators);
+  // `--operators ""` (an unset variable in a unit file) would otherwise leave the team without operators, unsaid.
+  if (operators.length > 0 && operatorNames.length === 0)
+    return {
+      ok: false,
+      error: '--operators names no user: give names separated by commas (e.g. alice,bob), or leave it out',
+    };
   return {
     ok: true,
-    authProxy: { header, trustedProxies: [...parsed.proxies.ranges], operators: parseOperators(operators) },
+    authProxy: { header, trustedProxies: [...parsed.proxies.ranges], operators: operatorNames },
   };
 }
 

@@ -35,6 +35,12 @@ export function parseTrustedProxies(values: readonly string[]): ParsedProxies {
         ok: false,
         error: `--trusted-proxy "${range}" is not an address or a CIDR range (e.g. 10.0.0.0/8, 127.0.0.1/32, ::1/128)`,
       };
+    // A /0 holds every address: the header would then be believed from anyone, which is no proxy at all.
+    if (cidr.prefix === 0)
+      return {
+        ok: false,
+        error: `--trusted-proxy "${range}" is every address: name the proxy's own (e.g. 10.0.0.5/32) or its subnet`,
+      };
     list.addSubnet(cidr.address, cidr.prefix, cidr.family);
   }
   return { ok: true, proxies: { list, ranges } };
