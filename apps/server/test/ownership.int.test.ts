@@ -1,8 +1,16 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { QUERY_WAIT_MS, TARGET_LOCK_CLASS, TargetOwnership, lockKey } from '../src/fleet/targetOwnership.ts';
+import {
+  PROBE_WAIT_MS,
+  QUERY_WAIT_MS,
+  REJOIN_GRACE_MS,
+  TARGET_LOCK_CLASS,
+  TargetOwnership,
+  lockKey,
+} from '../src/fleet/targetOwnership.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
-import { startFreezablePath } from './support/frozenPath.ts';
+import type { Logger } from '../src/system/logger.ts';
+import { startFreezablePath, type FreezablePath } from './support/frozenPath.ts';
 import { waitUntil } from './support/polling.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 
@@ -40,6 +48,21 @@ async function replica(id: string): Promise<TargetOwnership> {
 }
 
 const owned = (replica: TargetOwnership): string[] => [...replica.state().owned].sort();
+
+/** A replica reaching the store through `path` (a relay whose path can go dead), once it owns every target. */
+async function replicaThrough(path: FreezablePath, id: string, log: Logger = QUIET): Promise<TargetOwnership> {
+  const ownership = new TargetOwnership({
+    connectionString: url.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${path.port}/`),
+    replicaId: id,
+    log,
+    checkIntervalMs: 200,
+  });
+  replicas.push(ownership);
+  ownership.setTargets(TARGETS);
+  await ownership.start();
+  await waitUntil(() => owned(ownership).length === TARGETS.length, 5_000, 'all targets owned');
+  return ownership;
+}
 
 /** Every target owned by exactly one of `live`, each of them holding `share`. */
 function spread(live: TargetOwnership[], share: number): boolean {
@@ -170,17 +193,8 @@ describe('target ownership through the store', () => {
   it('finds out a dead network path to the store by its own timeout, and recovers once it carries again', async () => {
     const path = await startFreezablePath(Number(server.connectionConfig.port));
     const warned: string[] = [];
-    const ownership = new TargetOwnership({
-      connectionString: url.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${path.port}/`),
-      replicaId: 'far',
-      log: { info: () => undefined, warn: (line) => warned.push(line) },
-      checkIntervalMs: 200,
-    });
-    replicas.push(ownership);
+    const ownership = await replicaThrough(path, 'far', { info: () => undefined, warn: (line) => warned.push(line) });
     try {
-      ownership.setTargets(TARGETS);
-      await ownership.start();
-      await waitUntil(() => owned(ownership).length === TARGETS.length, 5_000, 'all targets owned');
       path.freeze();
       // Nothing answers, nothing closes: only the query's own timeout tells.
       const noticed = await waitUntil(() => !ownership.state().connected, QUERY_WAIT_MS + 3_000, 'the path found dead');
@@ -198,6 +212,78 @@ describe('target ownership through the store', () => {
       await ownership.stop();
       await path.close();
     }
+  });
+
+  it('stops sampling at once the targets another replica says it took while the path to the store is dead', async () => {
+    const path = await startFreezablePath(Number(server.connectionConfig.port));
+    const island = await replicaThrough(path, 'island');
+    try {
+      const events: string[] = [];
+      island.onChange((state) => void events.push(`owned ${[...state.owned].sort().join('')}`));
+      island.onLost((targets) => void events.push(`lost ${[...targets].sort().join('')}`));
+      path.freeze();
+      // The store ends the island's session, as its keepalives do once the path is dead: its locks go,
+      // and a replica on the mainland takes every target. The island cannot know: it still samples them.
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'aioscope replica island'",
+      );
+      const mainland = await replica('mainland');
+      await waitUntil(() => owned(mainland).length === TARGETS.length, 5_000, 'the mainland owning every target');
+      expect(owned(island)).toEqual(TARGETS);
+      // What the live adapter carries from the mainland: its session does not answer, so the word stands.
+      const started = Date.now();
+      await Promise.all(owned(mainland).map((target) => island.takenElsewhere(target)));
+      expect(Date.now() - started).toBeLessThan(PROBE_WAIT_MS + 1_000);
+      expect(owned(island)).toEqual([]);
+      expect(island.unconfirmed()).not.toBeNull();
+      path.thaw();
+      // Back: the targets it dropped are told lost (what it recorded meanwhile is not written), then
+      // it takes its share again, each target owned once.
+      await waitUntil(
+        () => spread([island, mainland], TARGETS.length / 2),
+        15_000,
+        'the island taking its share again',
+      );
+      // Each word stops its target (one change each), and only then is what they recorded dropped.
+      const told = events.indexOf(`lost ${TARGETS.join('')}`);
+      expect(told).toBe(TARGETS.length);
+      expect(events[told - 1]).toBe('owned ');
+    } finally {
+      await island.stop();
+      await path.close();
+    }
+  });
+
+  it('keeps a target when the word that another replica took it is an old one: its session answers', async () => {
+    const r = await replica('holder');
+    await waitUntil(() => owned(r).length === TARGETS.length && r.unconfirmed() === null, 5_000, 'all targets owned');
+    await r.takenElsewhere('a');
+    expect(owned(r)).toEqual(TARGETS);
+    expect(r.unconfirmed()).toBeNull();
+  });
+
+  it('after the store restarts, each replica takes back its own targets, none another’s', async () => {
+    const [r1, r2] = [await replica('before1'), await replica('before2')];
+    await waitUntil(() => spread([r1, r2], 3), 10_000, 'three targets each');
+    const [had1, had2] = [owned(r1), owned(r2)];
+    const lost: string[] = [];
+    for (const r of [r1, r2]) r.onLost((targets) => void lost.push(...targets));
+    // Every session ends at once, as in a restart of the store: the first replica back is alone for a moment.
+    await admin.query(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'aioscope replica before%'",
+    );
+    await waitUntil(
+      () => !r1.state().connected || !r2.state().connected || r1.unconfirmed() !== null,
+      5_000,
+      'the sessions lost',
+    );
+    await waitUntil(
+      () => r1.unconfirmed() === null && r2.unconfirmed() === null && spread([r1, r2], 3),
+      REJOIN_GRACE_MS + 10_000,
+      'both back',
+    );
+    expect(lost).toEqual([]);
+    expect([owned(r1), owned(r2)]).toEqual([had1, had2]);
   });
 
   it('gives back a target the targets file no longer lists', async () => {

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditReportSchema, processDetailSchema, targetListSchema } from '@aioscope/spec';
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
 import { sleep, waitUntil } from './support/polling.ts';
+import type { CliRun } from './support/cliProcess.ts';
+import { startFreezablePath } from './support/frozenPath.ts';
 import { connect } from './support/testPostgres.ts';
 import {
   startRedis,
@@ -29,6 +31,7 @@ describe('a replica relaying what another one samples', () => {
   let redis: RunningRedis;
   let backend: pg.Client;
   const viewers: Viewer[] = [];
+  const pair: CliRun[] = [];
 
   beforeAll(async () => {
     [fleet, redis] = await Promise.all([startReplicaFleet('replicas-relay', TARGET_IDS), startRedis()]);
@@ -44,6 +47,7 @@ describe('a replica relaying what another one samples', () => {
 
   it('serves the owner’s process details and audit, and says why remote targets are not live without Redis', async () => {
     const { a, b, onA: remoteTarget, onB: localTarget } = await twoReplicasOneTargetEach(fleet, redis.url);
+    pair.push(a.run, b.run);
     await waitUntil(
       async () => (await fleet.sampled(b.url)).join() === [...TARGET_IDS].sort().join(),
       10_000,
@@ -114,5 +118,56 @@ describe('a replica relaying what another one samples', () => {
       'both targets live on b again',
       200,
     );
+  });
+
+  it('stops sampling on a replica cut off from the store once the replica that took its targets says so', async () => {
+    for (const run of pair) run.child.kill('SIGKILL');
+    viewers.forEach((viewer) => viewer.close());
+    // The island reaches the store through a path that can go dead; Redis it reaches directly.
+    const path = await startFreezablePath(Number(fleet.store.connectionConfig.port));
+    try {
+      const islandStore = fleet.storeUrl.replace(/@127\.0\.0\.1:\d+\//, `@127.0.0.1:${path.port}/`);
+      const island = await fleet.replica('island', ['--adapter', redis.url], islandStore);
+      const all = [...TARGET_IDS].sort();
+      await waitUntil(
+        async () => (await fleet.owned(island.url)).join() === all.join(),
+        30_000,
+        'the island owning both',
+        200,
+      );
+      path.freeze();
+      // The store ends the island's session, as its keepalives do once the path is dead: its locks go.
+      const storeAdmin = await connect(fleet.store);
+      try {
+        await storeAdmin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'aioscope replica %'",
+        );
+      } finally {
+        await storeAdmin.end();
+      }
+      const mainland = await fleet.replica('mainland', ['--adapter', redis.url]);
+      await waitUntil(
+        async () => (await fleet.owned(mainland.url)).join() === all.join(),
+        30_000,
+        'the mainland owning both',
+        200,
+      );
+      // Told over Redis, with its own path to the store still dead: it samples neither any more.
+      await waitUntil(
+        async () => (await fleet.owned(island.url)).length === 0,
+        10_000,
+        'the island giving both up',
+        200,
+      );
+      path.thaw();
+      await waitUntil(
+        async () => (await fleet.owned(island.url)).length === 1 && (await fleet.owned(mainland.url)).length === 1,
+        30_000,
+        'one target each once the path carries again',
+        200,
+      );
+    } finally {
+      await path.close();
+    }
   });
 });

@@ -157,6 +157,7 @@ export const aioscopeApp = fp<AppOptions>(
       );
     }
 
+    const ownership = options.fleet?.ownership ?? null;
     await app.register(liveHubPlugin, {
       monitors: options.monitors,
       ...(options.fleet === undefined ? {} : { changes: options.fleet.changes }),
@@ -165,6 +166,9 @@ export const aioscopeApp = fp<AppOptions>(
           ? undefined
           : `"${targetId}" is a recording file: it has no live stream; read it through /api/targets/${targetId}/history`,
       access,
+      ...(ownership === null
+        ? {}
+        : { onTakenElsewhere: (targetId: string) => void ownership.takenElsewhere(targetId) }),
       ...(options.live ?? {}),
     });
   },

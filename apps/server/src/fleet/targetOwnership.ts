@@ -26,7 +26,13 @@ import { waitAtMost } from '../system/waitAtMost.ts';
  * records waits (`unconfirmed()` gates the history store's writes) until the session is back and
  * the locks are taken again. A target found taken by then is dropped, and so are its frames not yet
  * stored (`onLost`): the other replica sampled it meanwhile, and the store must never hold two
- * samplers' frames for one moment.
+ * samplers' frames for one moment. A replica cut off from the store alone would not learn that
+ * before the path comes back: the replica that took a target says so over the live adapter
+ * (`takenElsewhere`), and this one stops sampling it at once.
+ *
+ * After the store itself restarted every session is new, and the first replica back would count
+ * itself alone and take every free target, among them those the others are about to take back:
+ * for REJOIN_GRACE_MS after a session comes back, a replica takes back only what it owned.
  */
 
 /** pg_advisory_lock(int4, int4) classes: 'aior' for replicas, 'aiot' for targets. */
@@ -94,6 +100,15 @@ const STATEMENT_TIMEOUT_MS = 5_000;
  */
 export const QUERY_WAIT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 
+/**
+ * After a lost session comes back, how long a replica takes nothing new: the others, back at their
+ * next check, take theirs first. At least a few check intervals, for a busy machine.
+ */
+export const REJOIN_GRACE_MS = 2_000;
+
+/** How long the session may take to answer when another replica says it took one of this one's targets. */
+export const PROBE_WAIT_MS = 2_000;
+
 /** How long a change's listeners may take before given-back targets are unlocked anyway. */
 export const LISTENER_WAIT_MS = 2_000;
 
@@ -116,6 +131,10 @@ export class TargetOwnership {
   private confirmed = false;
   /** The owned targets the listeners last heard of (ownedKey). */
   private emitted = '';
+  /** Whether a session was ever had: the next one is a return, and waits REJOIN_GRACE_MS to take more. */
+  private hadSession = false;
+  /** When the last session came back after one was lost (Date.now()), or null. */
+  private rejoinedAt: number | null = null;
   /** Targets taken over from another replica or given back: for /metrics. */
   handovers = 0;
 
@@ -155,6 +174,49 @@ export class TargetOwnership {
     if (this.confirmed) return null;
     if (this.stopped) return 'this replica has given its targets back';
     return `this replica's ownership of its targets is not confirmed by the store: ${this.storeError ?? 'not connected yet'}`;
+  }
+
+  /**
+   * Another replica says it samples `target` now, so it holds the target's lock, and this replica
+   * cannot: its session must be gone, ended by the store while the path to it is dead (the store's
+   * keepalives end it in about 4 s, this replica's own timeout notices later). The target is
+   * dropped as if found taken on the way back (onLost once the store answers again). Unless the
+   * session answers at once: then the lock is this replica's and the word an old one.
+   */
+  async takenElsewhere(target: string): Promise<void> {
+    if (this.stopped || !this.owned.has(target)) return;
+    if (this.confirmed && (await this.sessionAnswers())) return;
+    if (!this.owned.has(target)) return;
+    this.confirmed = false;
+    this.owned.delete(target);
+    this.lostMeanwhile.add(target);
+    this.options.log.warn(
+      `target ownership: ${target} is sampled by another replica while the store is away: stopped here`,
+    );
+    await this.emit();
+  }
+
+  /**
+   * Whether the session answers within PROBE_WAIT_MS. One that does not is ended, as a failed
+   * check ends it, so no lock outlives what this replica believes it owns; the next check connects
+   * again and takes back what is still free.
+   */
+  private async sessionAnswers(): Promise<boolean> {
+    const client = this.client;
+    if (client === null) return false;
+    // node-postgres reads query_timeout from a query's config too; its type does not list it.
+    const probe: pg.QueryConfig & { query_timeout: number } = { text: 'SELECT 1', query_timeout: PROBE_WAIT_MS };
+    try {
+      await client.query(probe);
+      return true;
+    } catch {
+      if (this.client === client) {
+        this.client = null;
+        this.confirmed = false;
+        void client.end().catch(() => undefined);
+      }
+      return false;
+    }
   }
 
   /** The targets of the targets file; those no longer listed are given back at the next check. */
@@ -217,7 +279,8 @@ export class TargetOwnership {
           this.handovers++;
         }
       }
-      for (const target of order) {
+      const rejoining = this.rejoinedAt !== null && Date.now() - this.rejoinedAt < this.rejoinGraceMs();
+      for (const target of rejoining ? [] : order) {
         if (this.owned.size >= share) break;
         if (this.owned.has(target)) continue;
         const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [
@@ -294,6 +357,9 @@ export class TargetOwnership {
         if (rows[0]?.taken !== true) {
           this.owned.delete(target);
           this.lostMeanwhile.add(target);
+        } else if (!this.owned.has(target)) {
+          // Dropped meanwhile (takenElsewhere): a lock held for a target not sampled would keep it from everyone.
+          await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
         }
       }
     } catch (error) {
@@ -301,7 +367,13 @@ export class TargetOwnership {
       throw error;
     }
     this.client = client;
+    if (this.hadSession) this.rejoinedAt = Date.now();
+    this.hadSession = true;
     return client;
+  }
+
+  private rejoinGraceMs(): number {
+    return Math.max(REJOIN_GRACE_MS, 4 * (this.options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS));
   }
 
   private async countReplicas(client: pg.Client): Promise<number> {

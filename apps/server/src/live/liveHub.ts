@@ -83,6 +83,11 @@ export interface LiveHubOptions {
    * (`?replica=NAME`) and its frames need not be relayed.
    */
   replicaName?: string;
+  /**
+   * Another replica says it started sampling this target (it holds its lock): a replica cut off
+   * from the store that still samples it stops (TargetOwnership.takenElsewhere).
+   */
+  onTakenElsewhere?: (targetId: string) => void;
 }
 
 /** The room's sockets whose queue says they stopped reading. */
@@ -182,9 +187,12 @@ function createLiveHub(
       const target = skip.length > 0 ? to.except(skip) : to;
       (target.emit as (event: E, payload: Parameters<ServerToClientEvents[E]>[0]) => boolean)(event, payload);
     };
-    // Viewers of this target on other replicas (or here, waiting since a handover) may come here.
-    if (relayed && name !== undefined && options.adapterHealth?.now().ok !== false)
-      io.to(room).emit('owner', { targetId: monitor.id, owner: name });
+    if (relayed && options.adapterHealth?.now().ok !== false) {
+      // A replica cut off from the store may still sample it: it hears that it lost it.
+      io.serverSideEmit('taken', monitor.id);
+      // Viewers of this target on other replicas (or here, waiting since a handover) may come here.
+      if (name !== undefined) io.to(room).emit('owner', { targetId: monitor.id, owner: name });
+    }
     const offs = [
       monitor.on('frame', (frame) => send('frame', { targetId: monitor.id, frame })),
       monitor.on('ioDelta', (delta) => send('ioDelta', { targetId: monitor.id, delta })),
@@ -239,6 +247,9 @@ function createLiveHub(
     io.on('snapshotOf', (targetId, answer) => {
       const monitor = typeof targetId === 'string' ? monitors.get(targetId) : undefined;
       answer(monitor === undefined ? null : { snapshot: snapshotOf(monitor), owner: name ?? null });
+    });
+    io.on('taken', (targetId) => {
+      if (typeof targetId === 'string') options.onTakenElsewhere?.(targetId);
     });
     io.on('summariesOf', (answer) =>
       answer([...monitors.values()].map((monitor) => ({ ...monitor.summary(), ...named }))),

@@ -36,6 +36,8 @@ export interface InterServerEvents {
   auditOf: (targetId: string, targetVersion: number | null, answer: (reply: RemoteAnswer | null) => void) => void;
   /** The targets a replica's viewers watch that it does not sample (live/remoteInterest.ts). */
   watching: WatchingAnnouncement;
+  /** A replica started sampling this target: it holds its lock (TargetOwnership.takenElsewhere). */
+  taken: (targetId: string) => void;
 }
 
 type RelayServer = SocketServer<ClientToServerEvents, ServerToClientEvents, InterServerEvents>;

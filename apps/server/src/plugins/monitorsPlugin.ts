@@ -18,10 +18,11 @@ export interface FleetInfo {
   /** This replica's part when it shares a store with others (--store); null otherwise. */
   replica: (() => ReplicaState) | null;
   /**
-   * With --store: whether what is recorded here may be written now, and the targets another
-   * replica took while the store was away (TargetOwnership); null otherwise.
+   * With --store: whether what is recorded here may be written now, the targets another replica
+   * took while the store was away, and another replica's word that it took one (TargetOwnership);
+   * null otherwise.
    */
-  ownership: Pick<TargetOwnership, 'unconfirmed' | 'onLost'> | null;
+  ownership: Pick<TargetOwnership, 'unconfirmed' | 'onLost' | 'takenElsewhere'> | null;
 }
 
 declare module 'fastify' {

@@ -23,10 +23,11 @@ export async function startFreezablePath(targetPort: number): Promise<FreezableP
       sockets.add(socket);
       socket.on('error', () => undefined);
       socket.on('close', () => sockets.delete(socket));
-      if (frozen) socket.pause();
     }
     client.pipe(upstream);
     upstream.pipe(client);
+    // After pipe(), which resumes its source: a connection made while frozen carries nothing either.
+    if (frozen) for (const socket of [client, upstream]) socket.pause();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();

@@ -23,10 +23,13 @@ export interface ReplicaFleet {
   storeUrl: string;
   targetsFile: string;
   passFile: string;
-  /** Starts a replica process with its own data folder; extra flags after the shared ones. */
-  spawn(name: string, extra?: string[]): Promise<CliRun>;
+  /**
+   * Starts a replica process with its own data folder; extra flags after the shared ones; `store`
+   * instead of storeUrl (the same store through another path).
+   */
+  spawn(name: string, extra?: string[], store?: string): Promise<CliRun>;
   /** spawn, then waits for it to listen. */
-  replica(name: string, extra?: string[]): Promise<{ run: CliRun; url: string }>;
+  replica(name: string, extra?: string[], store?: string): Promise<{ run: CliRun; url: string }>;
   /** The targets a replica lists as live, sorted (with --adapter also those sampled elsewhere). */
   sampled(url: string): Promise<string[]>;
   /** The targets a replica owns, by its /metrics (aioscope_target_owned 1), sorted. */
@@ -90,13 +93,13 @@ export async function startReplicaFleet(
     storeUrl,
     targetsFile,
     passFile,
-    spawn: async (replicaName, extra = []) => {
+    spawn: async (replicaName, extra = [], store = storeUrl) => {
       const run = runCli(
         [
           '--targets',
           targetsFile,
           '--store',
-          storeUrl,
+          store,
           '--port',
           String(await freePort()),
           '--data-dir',
@@ -108,8 +111,8 @@ export async function startReplicaFleet(
       runs.push(run);
       return run;
     },
-    replica: async (replicaName, extra) => {
-      const run = await fleet.spawn(replicaName, extra);
+    replica: async (replicaName, extra, store) => {
+      const run = await fleet.spawn(replicaName, extra, store);
       return { run, url: await waitForUrl(run) };
     },
     sampled: async (url) => {
