@@ -1,8 +1,12 @@
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PG_SCHEMA, PG_STORE_MIGRATIONS } from '../src/history/pgStore/pgStoreSchema.ts';
+import { PostgresStoreEngine } from '../src/history/pgStore/pgStoreEngine.ts';
+import { latestVersion } from '../src/history/migrations.ts';
 import type { Readiness } from '../src/routes/readiness.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
+import { connect } from './support/testPostgres.ts';
 
 /**
  * Readiness against real parts: a replica on a PostgreSQL 18 store with a real Redis as its live
@@ -101,5 +105,39 @@ describe('readiness of a replica', () => {
     await sleep(1_000);
     expect(run.child.exitCode).toBeNull();
     expect((await fetch(new URL('/api/health', url))).status).toBe(200);
+  });
+
+  it('refuses a store a newer aioscope wrote, naming both versions; with --wait-for-db it runs but is not ready', async () => {
+    const admin = await connect(fleet.store);
+    try {
+      await admin.query('CREATE DATABASE newer');
+    } finally {
+      await admin.end();
+    }
+    const newerUrl = fleet.storeUrl.replace(/\/team$/, '/newer');
+    const engine = new PostgresStoreEngine(newerUrl);
+    await engine.open();
+    await engine.close();
+    const latest = latestVersion(PG_STORE_MIGRATIONS);
+    const store = await connect(fleet.store, { database: 'newer' });
+    try {
+      await store.query(`UPDATE ${PG_SCHEMA}.store_meta SET store_version = $1`, [latest + 1]);
+    } finally {
+      await store.end();
+    }
+
+    const refused = await fleet.spawn('refused', [], newerUrl);
+    expect(await refused.exited).toBe(2);
+    const said = refused.stderr().trim();
+    expect(said).toContain(String(latest + 1));
+    expect(said).toContain(String(latest));
+    // Waiting would not help: no hint to wait.
+    expect(said).not.toMatch(/--wait-for-db/);
+
+    const { run, url } = await fleet.replica('waiting', ['--wait-for-db'], newerUrl);
+    const notReady = await readyBecomes(url, 503, 'not ready: recording refused');
+    expect(notReady.store).toMatchObject({ ok: false, kind: 'postgres' });
+    expect(notReady.store.reason).toMatch(/^recording into the shared store is paused: .*newer/);
+    expect(run.child.exitCode).toBeNull();
   });
 });

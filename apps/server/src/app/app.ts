@@ -120,8 +120,10 @@ export const aioscopeApp = fp<AppOptions>(
     registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
     const replica = options.fleet?.replica ?? null;
     const adapterHealth = options.live?.adapterHealth;
+    const recording = options.history?.recording;
     registerReadinessRoute(app, {
       ...(replica === null ? {} : { store: replica }),
+      ...(replica === null || recording === undefined ? {} : { recording: () => recording() }),
       ...(adapterHealth === undefined ? {} : { adapter: adapterHealth.now }),
     });
     registerOverviewRoute(app, {

@@ -58,7 +58,11 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
   try {
     if (config.record.store !== null && !config.waitForDb) {
       const unusable = await checkStoreReachable(config.record.store);
-      if (unusable !== null) throw new StartupError(`${unusable} (--wait-for-db starts anyway and keeps retrying)`);
+      // A store refused as newer stays refused: --wait-for-db would start a replica that never records.
+      if (unusable !== null)
+        throw new StartupError(
+          unusable.retryable ? `${unusable.reason} (--wait-for-db starts anyway and keeps retrying)` : unusable.reason,
+        );
     }
     const live =
       config.adapter === null ? null : await connectLiveAdapter(config.adapter, { wait: config.waitForDb, log });

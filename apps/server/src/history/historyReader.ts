@@ -7,6 +7,7 @@ import type {
   RollupPoint,
 } from '@aioscope/spec';
 import type { BaselineShelf } from './baselineShelf.ts';
+import type { RecordingStatus } from './storeEngine.ts';
 
 /**
  * The past of one target, however it is kept: the recorder's store (DuckDB under the data folder)
@@ -36,6 +37,8 @@ export interface HistoryCatalog {
   get(targetId: string): HistoryReader | undefined;
   /** A target of the targets file another replica samples, read from the shared store (--store). */
   elsewhere?(targetId: string): HistoryReader | undefined;
+  /** Whether what is recorded is written to the shared store (--store); absent for the embedded store. */
+  recording?(): RecordingStatus;
   /** The store's baselines; absent when nothing is recorded (--no-record): they need the store. */
   readonly baselines?: BaselineShelf;
 }

@@ -120,7 +120,7 @@ export const historyPlugin = fp<HistoryPluginOptions>(
     });
     app.decorate('history', {
       get: (id: string) => readers.get(id),
-      ...(store_ === null ? {} : { elsewhere: sharedReaders(store, app) }),
+      ...(store_ === null ? {} : { elsewhere: sharedReaders(store, app), recording: () => store.recordingStatus() }),
       baselines: store.baselines,
     });
     app.addHook('onClose', async () => {

@@ -35,4 +35,27 @@ describe('readinessOf', () => {
       adapter: { ok: false, kind: 'redis', reason: 'Redis gone' },
     });
   });
+
+  it('is not ready when the store answers but recording into it is paused, naming why', () => {
+    const readiness = readinessOf({
+      store: () => ({ connected: true, storeError: null }),
+      recording: () => ({
+        state: 'paused',
+        reason: 'the store was written by a newer aioscope (version 9; this one knows 8)',
+      }),
+    });
+    expect(readiness.ready).toBe(false);
+    expect(readiness.store).toEqual({
+      ok: false,
+      kind: 'postgres',
+      reason:
+        'recording into the shared store is paused: the store was written by a newer aioscope (version 9; this one knows 8)',
+    });
+    expect(
+      readinessOf({
+        store: () => ({ connected: true, storeError: null }),
+        recording: () => ({ state: 'recording', reason: null }),
+      }).ready,
+    ).toBe(true);
+  });
 });

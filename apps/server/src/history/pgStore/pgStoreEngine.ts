@@ -373,13 +373,21 @@ function versionedStore(client: pg.ClientBase): VersionedStore<pg.ClientBase> {
  * so an unreachable store ends the start with its reason (exit 2), as an unreachable --db does. A
  * team's replica that silently recorded nothing would be found out too late.
  */
-export async function checkStoreReachable(connectionString: string): Promise<string | null> {
+export async function checkStoreReachable(
+  connectionString: string,
+): Promise<{
+  reason: string;
+  /** Whether waiting (--wait-for-db) can help: not for a refused store. */ retryable: boolean;
+} | null> {
   const engine = new PostgresStoreEngine(connectionString);
   try {
     await engine.open();
     return null;
   } catch (error) {
-    return `${engine.label} cannot be used: ${error instanceof Error ? error.message : String(error)}`;
+    return {
+      reason: `${engine.label} cannot be used: ${error instanceof Error ? error.message : String(error)}`,
+      retryable: !(error instanceof StoreRefusedError),
+    };
   } finally {
     await engine.close();
   }
