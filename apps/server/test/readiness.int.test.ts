@@ -3,9 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PG_SCHEMA, PG_STORE_MIGRATIONS } from '../src/history/pgStore/pgStoreSchema.ts';
 import { PostgresStoreEngine } from '../src/history/pgStore/pgStoreEngine.ts';
 import { latestVersion } from '../src/history/migrations.ts';
+import { SILENT_AFTER_MS } from '../src/live/redisAdapter.ts';
 import type { Readiness } from '../src/routes/readiness.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet, type RunningRedis } from './support/replicaFleet.ts';
+import { startFreezablePath } from './support/frozenPath.ts';
 import { connect } from './support/testPostgres.ts';
 
 /**
@@ -139,5 +141,26 @@ describe('readiness of a replica', () => {
     expect(notReady.store).toMatchObject({ ok: false, kind: 'postgres' });
     expect(notReady.store.reason).toMatch(/^recording into the shared store is paused: .*newer/);
     expect(run.child.exitCode).toBeNull();
+  });
+
+  it('finds out a Redis behind a dead network path by its PINGs going unanswered, and is ready once it answers', async () => {
+    const path = await startFreezablePath(Number(new URL(redis.url).port));
+    try {
+      const { url } = await fleet.replica('far', ['--adapter', `redis://127.0.0.1:${path.port}`]);
+      await readyBecomes(url, 200, 'ready through the path');
+      path.freeze();
+      const frozenAt = Date.now();
+      // Nothing closes: only the replies that stop coming tell.
+      const lost = await readyBecomes(url, 503, 'not ready once Redis stops answering');
+      expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(SILENT_AFTER_MS - 1_000);
+      expect(lost.adapter.reason).toMatch(
+        /^the live adapter's Redis at redis:\/\/127\.0\.0\.1:\d+\/? does not answer: no reply to PING for \d+ s$/,
+      );
+      expect(lost.store.ok).toBe(true);
+      path.thaw();
+      await readyBecomes(url, 200, 'ready again once Redis answers');
+    } finally {
+      await path.close();
+    }
   });
 });

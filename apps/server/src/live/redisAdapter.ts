@@ -6,6 +6,17 @@ import { waitAtMost } from '../system/waitAtMost.ts';
 import { redisVersionProblem, shardedClients } from './shardedRedis.ts';
 
 const RECONNECT_MAX_MS = 2_000;
+/**
+ * Each connection PINGs this often. A Redis behind a network path gone dead answers nothing and
+ * closes nothing: its sockets stay "ready" for as long as TCP takes to give up (minutes), while
+ * every publish waits for its 5 s command timeout, and the adapter delivers a broadcast to this
+ * replica's own viewers only after Redis took it.
+ */
+const PING_INTERVAL_MS = 1_000;
+/** No reply to a PING for this long: the Redis is lost, whatever its sockets say. */
+export const SILENT_AFTER_MS = 3_500;
+/** How often silence is looked for, so the live hub and readiness hear of it without a socket event. */
+const SILENCE_CHECK_MS = 500;
 /** Unsubscribing on close waits for Redis; a lost one must not hold the shutdown. */
 const CLOSE_WAIT_MS = 1_000;
 
@@ -54,6 +65,7 @@ export async function connectLiveAdapter(
   let connectedOnce = false;
   const publisher: RedisClient = createClient({
     url,
+    pingInterval: PING_INTERVAL_MS,
     socket: {
       connectTimeout: 3_000,
       reconnectStrategy: (retries, cause) =>
@@ -66,11 +78,19 @@ export async function connectLiveAdapter(
   /** Why this Redis cannot carry the adapter although it answers (its version, a refused subscription). */
   let unusable: string | null = null;
   const listeners = new Set<(health: AdapterHealth) => void>();
+  /** When each connection last heard from Redis: its ready, then each PING's reply. */
+  const heardAt = new Map<RedisClient, number>();
   const now = (): AdapterHealth => {
     if (!clients.every((client) => client.isReady))
       return {
         ok: false,
         reason: `the live adapter's Redis at ${shown(url)} is unreachable${lastError === '' ? '' : `: ${lastError}`}`,
+      };
+    const silentMs = Date.now() - Math.min(...clients.map((client) => heardAt.get(client) ?? 0));
+    if (silentMs > SILENT_AFTER_MS)
+      return {
+        ok: false,
+        reason: `the live adapter's Redis at ${shown(url)} does not answer: no reply to PING for ${Math.round(silentMs / 1000)} s`,
       };
     if (unusable !== null)
       return { ok: false, reason: `the live adapter's Redis at ${shown(url)} cannot be used: ${unusable}` };
@@ -93,7 +113,13 @@ export async function connectLiveAdapter(
       if (known || !(connectedOnce || options.wait)) return;
       options.log.warn(`live adapter Redis at ${shown(url)}: ${error.message}`);
     });
+    client.on('ping-interval', () => {
+      heardAt.set(client, Date.now());
+      lastError = '';
+      report();
+    });
     client.on('ready', () => {
+      heardAt.set(client, Date.now());
       if (!clients.every((each) => each.isReady)) return;
       connectedOnce = true;
       lastError = '';
@@ -141,6 +167,8 @@ export async function connectLiveAdapter(
   const adapter = adapterModule.createShardedAdapter(given.publisher, given.subscriber, {
     subscriptionMode: 'dynamic',
   });
+  const silenceCheck = setInterval(report, SILENCE_CHECK_MS);
+  silenceCheck.unref();
   return {
     adapter,
     health: {
@@ -151,6 +179,7 @@ export async function connectLiveAdapter(
       },
     },
     close: async () => {
+      clearInterval(silenceCheck);
       // A lost Redis: close() would wait for it, the commands it queued with it.
       await Promise.all(
         clients.map((client) =>
