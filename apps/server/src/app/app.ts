@@ -160,6 +160,7 @@ export const aioscopeApp = fp<AppOptions>(
     }
 
     const ownership = options.fleet?.ownership ?? null;
+    const listedBy = options.fleet?.replica ?? null;
     await app.register(liveHubPlugin, {
       monitors: options.monitors,
       ...(options.fleet === undefined ? {} : { changes: options.fleet.changes }),
@@ -171,6 +172,7 @@ export const aioscopeApp = fp<AppOptions>(
       ...(ownership === null
         ? {}
         : { onTakenElsewhere: (targetId: string) => void ownership.takenElsewhere(targetId) }),
+      ...(listedBy === null ? {} : { isListed: (targetId: string) => listedBy().listed.includes(targetId) }),
       ...(options.live ?? {}),
     });
   },

@@ -88,6 +88,11 @@ export interface LiveHubOptions {
    * from the store that still samples it stops (TargetOwnership.takenElsewhere).
    */
   onTakenElsewhere?: (targetId: string) => void;
+  /**
+   * With --adapter: whether the targets file lists this id. One it does not is refused at once,
+   * not asked of the other replicas (a room and a Redis channel for a name nobody samples).
+   */
+  isListed?: (targetId: string) => boolean;
 }
 
 /** The room's sockets whose queue says they stopped reading. */
@@ -226,7 +231,13 @@ function createLiveHub(
       joins.push(now);
       const local = joinTarget(socket, monitors, payload, options.notLive);
       const targetId = joinTargetRequestSchema.safeParse(payload).data?.targetId;
-      if (local.ok || !relayed || targetId === undefined || monitors.has(targetId)) {
+      const elsewhere =
+        relayed &&
+        targetId !== undefined &&
+        !monitors.has(targetId) &&
+        options.notLive?.(targetId) === undefined &&
+        options.isListed?.(targetId) !== false;
+      if (local.ok || !elsewhere) {
         respond(local.ok && name !== undefined ? { ...local, ...named, owner: name } : local);
         return;
       }
