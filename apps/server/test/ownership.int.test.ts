@@ -89,6 +89,20 @@ describe('target ownership through the store', () => {
     await waitUntil(() => spread([back, r2, r3], 2), 10_000, 'r1 taking its share again');
   });
 
+  it('spreads targets that do not divide evenly so that no replica is left with none', async () => {
+    // 6 targets over 4 replicas: two hold 2 and two hold 1 (rounding the share up alone left 2, 2, 2, 0).
+    const four = [await replica('q1'), await replica('q2'), await replica('q3'), await replica('q4')];
+    await waitUntil(
+      () => {
+        const all = four.flatMap(owned);
+        const counts = four.map((r) => owned(r).length).sort();
+        return new Set(all).size === TARGETS.length && all.length === TARGETS.length && counts.join() === '1,1,2,2';
+      },
+      15_000,
+      'two replicas with two targets, two with one',
+    );
+  });
+
   it('stops sampling a target it gives back before its lock goes, so the next owner never samples it alongside', async () => {
     const first = await replica('first');
     await waitUntil(() => owned(first).length === TARGETS.length, 5_000, 'all targets owned');

@@ -8,6 +8,7 @@ import {
   type ServerToClientEvents,
 } from '@aioscope/spec';
 import { roomOf } from '../src/live/liveHub.ts';
+import { REMOTE_ANSWER_TIMEOUT_MS } from '../src/live/remoteTargets.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import { freePort } from './support/testPostgres.ts';
 import { startRedis, startReplicaFleet, twoReplicasOneTargetEach, type ReplicaFleet } from './support/replicaFleet.ts';
@@ -97,11 +98,10 @@ describe('replicas relaying the live view through Redis', () => {
     expect(await roomMessagesDuring(redis.url, target, 1_000)).toBe(0);
     expect(await join(remote.socket, target)).toEqual({ ok: true });
     expect(remote.snapshots).toHaveLength(1);
-    // A target no replica samples says so (the owner answered: it is not one of its targets).
-    expect(await join(remote.socket, 'nowhere')).toEqual({
-      ok: false,
-      error: '"nowhere" is sampled by no replica right now (or is not a target)',
-    });
+    // A name the targets file does not list is refused at once, not asked of every replica.
+    const askedAt = Date.now();
+    expect(await join(remote.socket, 'nowhere')).toEqual({ ok: false, error: 'unknown target "nowhere"' });
+    expect(Date.now() - askedAt).toBeLessThan(REMOTE_ANSWER_TIMEOUT_MS);
     expect(remote.snapshots[0]?.length).toBeGreaterThan(0);
 
     await sleep(500);

@@ -4,7 +4,6 @@ import { auditReportSchema, processDetailSchema, targetListSchema } from '@aiosc
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import type { CliRun } from './support/cliProcess.ts';
-import { REMOTE_ANSWER_TIMEOUT_MS } from '../src/live/remoteTargets.ts';
 import { startFreezablePath } from './support/frozenPath.ts';
 import { connect } from './support/testPostgres.ts';
 import {
@@ -81,12 +80,6 @@ describe('a replica relaying what another one samples', () => {
     expect((await joinAs(local, localTarget)).reply).toEqual({ ok: true });
     expect((await joinAs(remote, remoteTarget)).reply).toEqual({ ok: true });
     await waitUntil(() => remote.frames.length > 5, 5_000, 'remote frames on b', 50);
-    // A name the targets file does not list is refused at once, not asked of every replica.
-    const stray = await connectViewer(b.url);
-    viewers.push(stray);
-    const askedAt = Date.now();
-    expect((await joinAs(stray, 'nowhere')).reply).toEqual({ ok: false, error: 'unknown target "nowhere"' });
-    expect(Date.now() - askedAt).toBeLessThan(REMOTE_ANSWER_TIMEOUT_MS);
 
     redis.stop();
     const lostAt = Date.now();

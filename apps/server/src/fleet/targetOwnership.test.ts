@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { preferenceOrder, shareOf } from './targetOwnership.ts';
+import { holdLimit, preferenceOrder, shareOf } from './targetOwnership.ts';
 
 const targets = Array.from({ length: 60 }, (_, i) => `t${i}`);
 
@@ -35,5 +35,20 @@ describe('shareOf', () => {
     expect(shareOf(60, 3)).toBe(20);
     expect(shareOf(61, 3)).toBe(21);
     expect(shareOf(5, 0)).toBe(5);
+  });
+});
+
+describe('holdLimit', () => {
+  it('is the share rounded down while another replica holds fewer, the share rounded up once none does', () => {
+    // 4 targets, 3 replicas: a replica holding 2 gives one back while another holds none.
+    expect(holdLimit(4, 3, 0)).toBe(1);
+    expect(holdLimit(4, 3, 1)).toBe(2);
+    expect(holdLimit(7, 3, 1)).toBe(2);
+    expect(holdLimit(7, 3, 2)).toBe(3);
+    // Whole shares: the same either way, as before.
+    expect(holdLimit(60, 3, 0)).toBe(20);
+    expect(holdLimit(60, 3, 20)).toBe(20);
+    // Alone (or counting no one): everything.
+    expect(holdLimit(6, 1, Infinity)).toBe(6);
   });
 });

@@ -15,9 +15,10 @@ import { waitAtMost } from '../system/waitAtMost.ts';
  * after which the server ends the session and its locks go. Replicas are counted the same way: each
  * holds one lock in the replica class, and pg_locks, readable by any role, lists them.
  *
- * Each replica takes up to ⌈targets ÷ replicas⌉, preferring targets by rendezvous hashing (so two
- * replicas starting together reach for different ones), and gives back what is over its share when
- * another replica appears: the targets end up spread evenly, and a handover is one check interval.
+ * Each replica takes up to ⌊targets ÷ replicas⌋, and one more once no other replica holds fewer
+ * (holdLimit), preferring targets by rendezvous hashing (so two replicas starting together reach
+ * for different ones), and gives back what is over that when another replica appears: the
+ * targets end up spread evenly, and a handover is one check interval.
  * A target given back stops being sampled (the listeners are awaited) before its lock goes, so the
  * replica taking it never samples it while this one still does.
  *
@@ -68,6 +69,18 @@ export function newReplicaId(): string {
 /** At most this many targets per replica: an even share, rounded up. */
 export function shareOf(targets: number, replicas: number): number {
   return replicas <= 0 ? targets : Math.ceil(targets / replicas);
+}
+
+/**
+ * How many targets a replica holds at most now. An even share rounded down, and the one left over
+ * (targets ÷ replicas not whole) only while every other replica holds the rounded-down share: with
+ * 4 targets and 3 replicas, rounding up alone left 2, 2, 0 for good, as nobody held more than
+ * its share of 2. `fewestElsewhere` is the fewest any other replica holds (Infinity: none).
+ */
+export function holdLimit(targets: number, replicas: number, fewestElsewhere: number): number {
+  if (replicas <= 1) return targets;
+  const floor = Math.floor(targets / replicas);
+  return fewestElsewhere >= floor ? shareOf(targets, replicas) : floor;
 }
 
 export interface OwnershipOptions {
@@ -259,14 +272,18 @@ export class TargetOwnership {
     let answered = false;
     try {
       const client = this.client ?? (await this.connect());
-      this.replicas = await this.countReplicas(client);
-      const share = shareOf(this.targets.length, this.replicas);
+      const { replicas, fewestElsewhere } = await this.countReplicas(client);
+      this.replicas = replicas;
+      const limit = holdLimit(this.targets.length, replicas, fewestElsewhere);
       const listed = new Set(this.targets);
       const order = this.order;
+      // Just back after losing the session: the others may not have taken theirs back yet, so
+      // their counts say nothing; hold what is held, take nothing new (REJOIN_GRACE_MS).
+      const rejoining = this.rejoinedAt !== null && Date.now() - this.rejoinedAt < this.rejoinGraceMs();
       const giveBack = [...this.owned].filter((target) => !listed.has(target));
-      // Over the share (another replica appeared): given back, least preferred first.
-      for (const target of [...order].reverse()) {
-        if (this.owned.size - giveBack.length <= share) break;
+      // Over the limit (another replica appeared, or holds too few): given back, least preferred first.
+      for (const target of rejoining ? [] : [...order].reverse()) {
+        if (this.owned.size - giveBack.length <= limit) break;
         if (this.owned.has(target) && listed.has(target)) giveBack.push(target);
       }
       if (giveBack.length > 0) {
@@ -279,9 +296,8 @@ export class TargetOwnership {
           this.handovers++;
         }
       }
-      const rejoining = this.rejoinedAt !== null && Date.now() - this.rejoinedAt < this.rejoinGraceMs();
       for (const target of rejoining ? [] : order) {
-        if (this.owned.size >= share) break;
+        if (this.owned.size >= limit) break;
         if (this.owned.has(target)) continue;
         const { rows } = await client.query<{ taken: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS taken', [
           TARGET_LOCK_CLASS,
@@ -376,12 +392,20 @@ export class TargetOwnership {
     return Math.max(REJOIN_GRACE_MS, 4 * (this.options.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS));
   }
 
-  private async countReplicas(client: pg.Client): Promise<number> {
-    const { rows } = await client.query<{ replicas: string }>(
-      "SELECT count(*) AS replicas FROM pg_locks WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objsubid = 2 AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-      [REPLICA_LOCK_CLASS],
+  /** The replicas (their sessions' replica locks) and the fewest targets another of them holds, in one read of pg_locks. */
+  private async countReplicas(client: pg.Client): Promise<{ replicas: number; fewestElsewhere: number }> {
+    const { rows } = await client.query<{ mine: boolean; targets: string }>(
+      `SELECT pid = pg_backend_pid() AS mine, count(*) FILTER (WHERE classid = $2::bigint::oid) AS targets
+         FROM pg_locks
+        WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+          AND classid IN ($1::bigint::oid, $2::bigint::oid)
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        GROUP BY pid
+       HAVING bool_or(classid = $1::bigint::oid)`,
+      [REPLICA_LOCK_CLASS, TARGET_LOCK_CLASS],
     );
-    return Math.max(1, Number(rows[0]?.replicas ?? 1));
+    const others = rows.filter((row) => !row.mine).map((row) => Number(row.targets));
+    return { replicas: Math.max(1, rows.length), fewestElsewhere: Math.min(Infinity, ...others) };
   }
 
   /**

@@ -172,21 +172,27 @@ export async function startRedis(): Promise<RunningRedis> {
 }
 
 /**
- * Never two samplers' frames interleaved in the shared store: per target, each writer's raw rows
- * span a time of their own (a target moves from one replica to another, it is never sampled by both).
+ * Never two samplers' frames interleaved in the shared store: per target, the raw rows in time
+ * order fall into tenures, one writer's rows each, and each tenure begins after the one before it
+ * ended (a target moves from one replica to another, and may come back; it is never sampled by two).
  */
 export async function expectWritersApart(fleet: ReplicaFleet, targetIds: readonly string[]): Promise<void> {
   const team = await connect(fleet.store, { database: 'team' });
   try {
-    const spans = await team.query<{ target: string; writer: string; first: number; last: number }>(
-      `SELECT target, writer, min(first_t) AS first, max(last_t) AS last FROM ${PG_SCHEMA}.raw WHERE kind = 0 GROUP BY target, writer ORDER BY target, first`,
+    const rows = await team.query<{ target: string; writer: string; first: number; last: number }>(
+      `SELECT target, writer, first_t AS first, last_t AS last FROM ${PG_SCHEMA}.raw WHERE kind = 0 ORDER BY target, first_t`,
     );
     for (const target of targetIds) {
-      const ofTarget = spans.rows.filter((row) => row.target === target);
-      expect(ofTarget.length, target).toBeGreaterThan(0);
-      for (let i = 1; i < ofTarget.length; i++) {
-        expect(ofTarget[i]?.first, `${target}: ${JSON.stringify(ofTarget)}`).toBeGreaterThan(
-          ofTarget[i - 1]?.last ?? Infinity,
+      const tenures: { writer: string; first: number; last: number }[] = [];
+      for (const { writer, first, last } of rows.rows.filter((row) => row.target === target)) {
+        const current = tenures.at(-1);
+        if (current?.writer === writer) current.last = Math.max(current.last, last);
+        else tenures.push({ writer, first, last });
+      }
+      expect(tenures.length, target).toBeGreaterThan(0);
+      for (let i = 1; i < tenures.length; i++) {
+        expect(tenures[i]?.first, `${target}: ${JSON.stringify(tenures)}`).toBeGreaterThan(
+          tenures[i - 1]?.last ?? Infinity,
         );
       }
     }
