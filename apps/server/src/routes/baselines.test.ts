@@ -5,6 +5,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BASELINE_NAME_LENGTH, baselineListSchema, baselineSchema, openedRecordingSchema } from '@aioscope/spec';
 import { buildApp } from '../app/app.ts';
+import { authProxyOf } from '../config/accessConfig.ts';
 import { DuckDbStoreEngine } from '../history/duckdbStoreEngine.ts';
 import { SYNTHETIC_START, syntheticHistory } from '../history/recordingFileFixture.ts';
 import { unstartedMonitor } from '../sampler/unstartedMonitor.ts';
@@ -195,5 +196,41 @@ describe('with the store closed (recording paused)', () => {
       await engine.open();
     }
     expect(baselineListSchema.parse((await app.inject('/api/baselines')).json()).baselines).toEqual(listed);
+  });
+});
+
+describe('behind an auth proxy without --operators, a baseline is its marker’s to remove', { timeout: 60_000 }, () => {
+  let proxied: FastifyInstance;
+  beforeAll(async () => {
+    const store = syntheticHistory('embedded', { durationMs: DURATION_MS });
+    ({ app: proxied } = await buildApp({
+      monitors: new Map([['embedded', unstartedMonitor('embedded')]]),
+      webRoot: '/nonexistent',
+      history: { get: (id) => (id === 'embedded' ? store : undefined), baselines: engine },
+      // app.inject comes from 127.0.0.1, the trusted proxy; nobody is an operator.
+      authProxy: authProxyOf({ header: 'x-forwarded-user', trustedProxies: ['127.0.0.1/32'], operators: [] }),
+    }));
+  });
+  afterAll(async () => {
+    await proxied?.close();
+  });
+  const as = (user: string, method: 'POST' | 'DELETE', target: string, payload?: object) =>
+    proxied.inject({
+      method,
+      url: target,
+      headers: { 'x-forwarded-user': user },
+      ...(payload === undefined ? {} : { payload }),
+    });
+
+  it('refuses another viewer with the marker named and keeps it; the marker removes it', async () => {
+    const marked = await as('alice', 'POST', url, { name: 'alice before', ...range });
+    expect(marked.statusCode).toBe(201);
+    const { id } = baselineSchema.parse(marked.json());
+    const refused = await as('bob', 'DELETE', `/api/baselines/${id}`);
+    expect(refused.statusCode).toBe(403);
+    expect(errorOf(refused)).toBe('"alice before" was marked by alice: only they or an operator may remove it');
+    expect(await kept()).toContain('alice before');
+    expect((await as('alice', 'DELETE', `/api/baselines/${id}`)).statusCode).toBe(204);
+    expect(await kept()).not.toContain('alice before');
   });
 });

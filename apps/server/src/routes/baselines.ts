@@ -157,6 +157,14 @@ export function registerBaselineRoutes(
   app.delete('/api/baselines/:id', { preHandler: operatorsOnly }, async (request, reply) => {
     const found = await findBaseline(request, reply);
     if (found === null) return reply;
+    // Without --operators every named user may mark; what one marked is theirs to remove, not a colleague's.
+    const caller = request.identity;
+    const markedBy = found.baseline.createdBy;
+    if (markedBy !== null && caller?.via === 'proxy' && caller.role !== 'operator' && caller.user !== markedBy) {
+      return reply
+        .code(403)
+        .send({ error: `"${found.baseline.name}" was marked by ${markedBy}: only they or an operator may remove it` });
+    }
     return withStore(reply, async () => {
       if (!(await found.shelf.removeBaseline(found.baseline.id))) {
         return reply.code(404).send({ error: `no baseline "${found.baseline.id}"` });
