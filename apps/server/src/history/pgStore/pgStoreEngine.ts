@@ -368,17 +368,19 @@ function versionedStore(client: pg.ClientBase): VersionedStore<pg.ClientBase> {
   };
 }
 
+/** Why the store cannot be used at start. */
+export interface StoreUnusable {
+  reason: string;
+  /** Whether waiting (--wait-for-db) can help: not for a store refused as newer than this aioscope. */
+  retryable: boolean;
+}
+
 /**
  * Opens and closes the store once: what start-up does before anything else when --store is given,
  * so an unreachable store ends the start with its reason (exit 2), as an unreachable --db does. A
  * team's replica that silently recorded nothing would be found out too late.
  */
-export async function checkStoreReachable(
-  connectionString: string,
-): Promise<{
-  reason: string;
-  /** Whether waiting (--wait-for-db) can help: not for a refused store. */ retryable: boolean;
-} | null> {
+export async function checkStoreReachable(connectionString: string): Promise<StoreUnusable | null> {
   const engine = new PostgresStoreEngine(connectionString);
   try {
     await engine.open();
