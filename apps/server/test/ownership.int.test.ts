@@ -259,9 +259,15 @@ describe('target ownership through the store', () => {
         'the island taking its share again',
       );
       // Each word stops its target (one change each), and only then is what they recorded dropped.
+      // (One change per word, or one for several when the words came while a session was being opened.)
       const told = events.indexOf(`lost ${TARGETS.join('')}`);
-      expect(told).toBe(TARGETS.length);
-      expect(events[told - 1]).toBe('owned ');
+      const before = events.slice(0, told);
+      expect(told, JSON.stringify(events)).toBeGreaterThan(0);
+      expect(
+        before.every((event) => event.startsWith('owned ')),
+        JSON.stringify(events),
+      ).toBe(true);
+      expect(before.at(-1), JSON.stringify(events)).toBe('owned ');
     } finally {
       await island.stop();
       await path.close();
@@ -282,15 +288,10 @@ describe('target ownership through the store', () => {
     const [had1, had2] = [owned(r1), owned(r2)];
     const lost: string[] = [];
     for (const r of [r1, r2]) r.onLost((targets) => void lost.push(...targets));
-    // Every session ends at once, as in a restart of the store: the first replica back is alone for a moment.
-    await admin.query(
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'aioscope replica before%'",
-    );
-    await waitUntil(
-      () => !r1.state().connected || !r2.state().connected || r1.unconfirmed() !== null,
-      5_000,
-      'the sessions lost',
-    );
+    // Every session ends at once: the first replica back is alone in pg_locks for a moment.
+    await admin.end();
+    await server.restart({});
+    admin = await connect(server);
     await waitUntil(
       () => r1.unconfirmed() === null && r2.unconfirmed() === null && spread([r1, r2], 3),
       REJOIN_GRACE_MS + 10_000,

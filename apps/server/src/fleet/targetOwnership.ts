@@ -33,7 +33,8 @@ import { waitAtMost } from '../system/waitAtMost.ts';
  *
  * After the store itself restarted every session is new, and the first replica back would count
  * itself alone and take every free target, among them those the others are about to take back:
- * for REJOIN_GRACE_MS after a session comes back, a replica takes back only what it owned.
+ * for REJOIN_GRACE_MS after its session comes back to a restarted store (pg_postmaster_start_time
+ * moved), a replica takes back only what it owned.
  */
 
 /** pg_advisory_lock(int4, int4) classes: 'aior' for replicas, 'aiot' for targets. */
@@ -144,10 +145,16 @@ export class TargetOwnership {
   private confirmed = false;
   /** The owned targets the listeners last heard of (ownedKey). */
   private emitted = '';
-  /** Whether a session was ever had: the next one is a return, and waits REJOIN_GRACE_MS to take more. */
-  private hadSession = false;
-  /** When the last session came back after one was lost (Date.now()), or null. */
+  /** The listeners' work on the last change told, over once they are (or LISTENER_WAIT_MS). */
+  private lastTold: Promise<void> = Promise.resolve();
+  /** When the store last started (pg_postmaster_start_time), as the last session read it. */
+  private storeStartedAt: string | null = null;
+  /** When a session came back to a store that had restarted meanwhile (Date.now()), or null. */
   private rejoinedAt: number | null = null;
+  /** connect() is taking the owned targets' locks again: what another replica says waits for it. */
+  private connecting = false;
+  /** Targets another replica said it took while connect() ran: dropped if it fails. */
+  private readonly heardWhileConnecting = new Set<string>();
   /** Targets taken over from another replica or given back: for /metrics. */
   handovers = 0;
 
@@ -198,7 +205,10 @@ export class TargetOwnership {
    */
   async takenElsewhere(target: string): Promise<void> {
     if (this.stopped || !this.owned.has(target)) return;
-    if (this.confirmed && (await this.sessionAnswers())) return;
+    // A session being opened settles it itself: it takes each owned target's lock again or drops it.
+    if (this.connecting) return void this.heardWhileConnecting.add(target);
+    if (this.client !== null && (await this.sessionAnswers())) return;
+    if (this.connecting) return void this.heardWhileConnecting.add(target);
     if (!this.owned.has(target)) return;
     this.confirmed = false;
     this.owned.delete(target);
@@ -270,8 +280,12 @@ export class TargetOwnership {
 
   private async checkOnce(): Promise<void> {
     let answered = false;
+    let client: pg.Client | null = null;
     try {
-      const client = this.client ?? (await this.connect());
+      client = this.client ?? (await this.connect());
+      // Before anything is taken: a target dropped now and taken again in this check must not have
+      // its new frames dropped with the old ones.
+      await this.tellLost();
       const { replicas, fewestElsewhere } = await this.countReplicas(client);
       this.replicas = replicas;
       const limit = holdLimit(this.targets.length, replicas, fewestElsewhere);
@@ -316,9 +330,9 @@ export class TargetOwnership {
       // The store is unreachable: keep sampling what is owned (no target goes unsampled); the
       // session is gone, so the next check connects again and takes the locks back, dropping any
       // another replica took meanwhile.
-      const client = this.client;
+      const lost = this.client;
       this.client = null;
-      void client?.end().catch(() => undefined);
+      void lost?.end().catch(() => undefined);
       const reason = error instanceof Error ? error.message : String(error);
       // Once per reason, not at every check while the store stays away.
       if (reason !== this.storeError) this.options.log.warn(`target ownership: ${reason}`);
@@ -326,19 +340,50 @@ export class TargetOwnership {
     }
     if (ownedKey(this.owned) !== this.emitted) await this.emit();
     if (!answered || this.stopped) return;
-    // After the listeners stopped sampling them: nothing of these is recorded any more.
-    if (this.lostMeanwhile.size > 0) {
-      const lost = this.lostMeanwhile;
-      this.lostMeanwhile = new Set();
-      this.options.log.warn(
-        `target ownership: ${[...lost].join(', ')} taken by another replica while the store was away`,
-      );
-      for (const listener of this.lostListeners) listener(lost);
-    }
-    this.confirmed = true;
+    // Not if the session was lost meanwhile (its 'end', a failed probe): its locks may be gone.
+    this.confirmed = client !== null && this.client === client;
+  }
+
+  /**
+   * Targets found taken by another replica while the store was away (connect, takenElsewhere):
+   * once the listeners have stopped sampling them, the onLost listeners drop what was recorded of
+   * them meanwhile. Only with the store answering, so a session was had and they are known taken.
+   */
+  private async tellLost(): Promise<void> {
+    if (this.lostMeanwhile.size === 0 || this.stopped) return;
+    // takenElsewhere may have told of a drop whose listeners are still at work (an apply waiting
+    // behind another): their monitors must have stopped first.
+    if (ownedKey(this.owned) !== this.emitted) await this.emit();
+    else await this.lastTold;
+    const lost = this.lostMeanwhile;
+    this.lostMeanwhile = new Set();
+    this.options.log.warn(
+      `target ownership: ${[...lost].join(', ')} taken by another replica while the store was away`,
+    );
+    for (const listener of this.lostListeners) listener(lost);
   }
 
   private async connect(): Promise<pg.Client> {
+    this.confirmed = false;
+    this.connecting = true;
+    try {
+      const client = await this.openSession();
+      // Each owned target's lock was taken again or the target dropped: what was heard meanwhile is settled.
+      this.heardWhileConnecting.clear();
+      return client;
+    } catch (error) {
+      // No session: another replica's word stands, as it would have without the attempt.
+      for (const target of this.heardWhileConnecting) {
+        if (this.owned.delete(target)) this.lostMeanwhile.add(target);
+      }
+      this.heardWhileConnecting.clear();
+      throw error;
+    } finally {
+      this.connecting = false;
+    }
+  }
+
+  private async openSession(): Promise<pg.Client> {
     const client = new pg.Client({
       connectionString: this.options.connectionString,
       application_name: `aioscope replica ${this.options.replicaId}`,
@@ -354,6 +399,7 @@ export class TargetOwnership {
       if (this.client === client) this.confirmed = false;
     });
     await client.connect();
+    let storeStartedAt: string | null;
     try {
       const { idleSeconds, intervalSeconds, count } = this.options.keepalive ?? {
         idleSeconds: 2,
@@ -363,6 +409,8 @@ export class TargetOwnership {
       await client.query(
         `SET tcp_keepalives_idle = ${idleSeconds}; SET tcp_keepalives_interval = ${intervalSeconds}; SET tcp_keepalives_count = ${count}`,
       );
+      const { rows: started } = await client.query<{ at: string }>('SELECT pg_postmaster_start_time()::text AS at');
+      storeStartedAt = started[0]?.at ?? null;
       await client.query('SELECT pg_advisory_lock($1, $2)', [REPLICA_LOCK_CLASS, lockKey(this.options.replicaId)]);
       // Targets owned before the session was lost: ours again unless another replica took them.
       for (const target of [...this.owned]) {
@@ -374,7 +422,7 @@ export class TargetOwnership {
           this.owned.delete(target);
           this.lostMeanwhile.add(target);
         } else if (!this.owned.has(target)) {
-          // Dropped meanwhile (takenElsewhere): a lock held for a target not sampled would keep it from everyone.
+          // Not owned any more (nothing drops one while connecting; kept in case): a lock held for a target not sampled would keep it from everyone.
           await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
         }
       }
@@ -383,8 +431,10 @@ export class TargetOwnership {
       throw error;
     }
     this.client = client;
-    if (this.hadSession) this.rejoinedAt = Date.now();
-    this.hadSession = true;
+    // The store restarted since the last session: every replica's session is new, and the others
+    // are about to take theirs back. A session lost alone (a network path) needs no wait.
+    if (this.storeStartedAt !== null && storeStartedAt !== this.storeStartedAt) this.rejoinedAt = Date.now();
+    this.storeStartedAt = storeStartedAt;
     return client;
   }
 
@@ -415,6 +465,11 @@ export class TargetOwnership {
   private async emit(): Promise<void> {
     const state = this.state();
     this.emitted = ownedKey(state.owned);
-    await waitAtMost(() => Promise.all([...this.listeners].map(async (listener) => listener(state))), LISTENER_WAIT_MS);
+    const told = waitAtMost(
+      () => Promise.all([...this.listeners].map(async (listener) => listener(state))),
+      LISTENER_WAIT_MS,
+    );
+    this.lastTold = told;
+    await told;
   }
 }
