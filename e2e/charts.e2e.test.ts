@@ -96,8 +96,9 @@ describe('captures and a theme switch show every chart drawn, below the fold too
   it('draws the histogram even when its chunk fails to load at first, as while aioscope restarts', async () => {
     const context = await chromium.browser.newContext({ viewport: VIEWPORT });
     let refused = 0;
-    // The first two fetches of the histogram's chunk fail as they do while the server is down.
-    await context.route('**/assets/StaticCharts-*.js', async (route) => {
+    // The first two fetches of the histogram's chunk fail as they do while the server is down
+    // (the browser keeps a failed import: the retries ask for it under URLs of their own, ?retry=N).
+    await context.route('**/assets/StaticCharts-*.js*', async (route) => {
       if (refused < 2) {
         refused += 1;
         await route.abort('connectionrefused');

@@ -4,22 +4,27 @@ import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { runCli, waitForUrl, type CliRun } from '../apps/server/test/support/cliProcess.ts';
+import { startAuthProxyNginx, type RunningNginx } from '../apps/server/test/support/nginx.ts';
 import { collectConsoleErrors, launchChromium, type LaunchedBrowser } from './support/browser.ts';
 import { LabPanelPage } from './pages/LabPanelPage.ts';
 
 const ARTIFACTS = path.join(REPO_ROOT, 'e2e/artifacts');
 const DATA_DIR = path.join(REPO_ROOT, '.aioscope/e2e-team');
 const HEADER = 'X-Forwarded-User';
+/** The SSO session's stand-in: the proxy names the user this cookie holds. */
+const SESSION_COOKIE = 'e2e_user';
 
 describe('team access in Chromium, behind an auth proxy that names the user', () => {
   let app: CliRun;
+  let proxy: RunningNginx;
   let base: string;
   let chromium: LaunchedBrowser;
 
   beforeAll(async () => {
     await rm(DATA_DIR, { recursive: true, force: true });
     await mkdir(ARTIFACTS, { recursive: true });
-    // The browser talks to aioscope from 127.0.0.1, which stands for the proxy; the header is the proxy's.
+    // The browser talks to nginx, which stands for the SSO proxy and sets the header on every
+    // request, the socket's handshake included (a browser sends none of its own on a WebSocket's).
     app = runCli([
       '--embedded',
       '--no-demo',
@@ -35,17 +40,19 @@ describe('team access in Chromium, behind an auth proxy that names the user', ()
       '--operators',
       'alice',
     ]);
-    base = await waitForUrl(app);
+    proxy = await startAuthProxyNginx(Number(new URL(await waitForUrl(app)).port), HEADER, SESSION_COOKIE);
+    base = proxy.url;
     chromium = await launchChromium();
   });
 
   afterAll(async () => {
     await chromium?.close();
+    await proxy?.stop();
     if (app?.child.exitCode === null) app.child.kill('SIGTERM');
     await app?.exited;
   });
 
-  /** A browser whose every request (page, REST, the socket's upgrade) carries the proxy's header. */
+  /** A browser signed in as `user`: the proxy names them on every request (page, REST, the socket's upgrade). */
   async function openAs(
     user: string,
     width = 1440,
@@ -54,8 +61,8 @@ describe('team access in Chromium, behind an auth proxy that names the user', ()
       viewport: { width, height: 1000 },
       // Dark first, as the page opens for most (the theme follows the system until toggled).
       colorScheme: 'dark',
-      extraHTTPHeaders: { [HEADER]: user },
     });
+    await context.addCookies([{ name: SESSION_COOKIE, value: user, url: base }]);
     const errors = collectConsoleErrors(context);
     const lab = new LabPanelPage(await context.newPage());
     await lab.open(base);

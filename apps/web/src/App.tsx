@@ -44,13 +44,15 @@ import { ThemeToggle } from './app/ThemeToggle.tsx';
 /** The overview of several servers: a page of its own, its script only where it is shown. */
 const OverviewPage = lazyComponent(
   'overview',
-  async () => (await import('./fleet/OverviewPage.tsx')).OverviewPage,
+  () => import('./fleet/OverviewPage.tsx'),
+  (module) => module.OverviewPage,
   () => <div className="empty-state" aria-busy="true" />,
 );
 /** The lab (and the race it runs) is below the fold: its script comes after the first paint. */
 const LabPanel = lazyComponent(
   'lab',
-  async () => (await import('./panels/LabPanel.tsx')).LabPanel,
+  () => import('./panels/LabPanel.tsx'),
+  (module) => module.LabPanel,
   () => <div className="panel lab-loading" aria-busy="true" />,
 );
 

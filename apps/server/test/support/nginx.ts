@@ -23,14 +23,48 @@ export interface RunningNginx {
  * on the given ports.
  */
 export async function startTeamNginx(replicaPorts: readonly number[]): Promise<RunningNginx> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'aioscope-nginx-'));
   const port = await freePort();
   // The file's replicas a, b and c listen on 7180, 7181 and 7182: here on the ports given, in that order.
   if (replicaPorts.length !== 3) throw new Error(`deploy/team/nginx.conf lists 3 replicas, not ${replicaPorts.length}`);
   const team = (await readFile(TEAM_CONFIG, 'utf8'))
     .replace(/127\.0\.0\.1:718([0-2])\b/g, (_, i: string) => `127.0.0.1:${replicaPorts[Number(i)] ?? 0}`)
     .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
-  await writeFile(path.join(dir, 'team.conf'), team);
+  return startNginx(port, team);
+}
+
+/**
+ * nginx standing in for a team's SSO proxy in front of one aioscope: it names the user in
+ * `header` on every request, the socket's upgrade included, from the cookie `cookie` (as an SSO
+ * proxy does from its session). A browser cannot set that header itself: Chromium sends no
+ * extra header on a WebSocket handshake.
+ */
+export async function startAuthProxyNginx(appPort: number, header: string, cookie: string): Promise<RunningNginx> {
+  const port = await freePort();
+  return startNginx(
+    port,
+    [
+      "map $http_upgrade $connection_upgrade { default upgrade; '' close; }",
+      'server {',
+      `  listen 127.0.0.1:${port};`,
+      '  location / {',
+      `    proxy_pass http://127.0.0.1:${appPort};`,
+      '    proxy_http_version 1.1;',
+      '    proxy_set_header Upgrade $http_upgrade;',
+      '    proxy_set_header Connection $connection_upgrade;',
+      // With its port: the page's socket is same-origin by Host and Origin.
+      '    proxy_set_header Host $http_host;',
+      // Never the one the browser sent; empty (no cookie) is not sent at all.
+      `    proxy_set_header ${header} $cookie_${cookie};`,
+      '  }',
+      '}',
+    ].join('\n'),
+  );
+}
+
+/** nginx on `port` with `serverConfig` in its http block, once it answers /api/health. */
+async function startNginx(port: number, serverConfig: string): Promise<RunningNginx> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'aioscope-nginx-'));
+  await writeFile(path.join(dir, 'server.conf'), serverConfig);
   await writeFile(
     path.join(dir, 'nginx.conf'),
     [
@@ -43,7 +77,7 @@ export async function startTeamNginx(replicaPorts: readonly number[]): Promise<R
       'http {',
       '  access_log off;',
       ...['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `  ${t}_temp_path ${path.join(dir, t)};`),
-      `  include ${path.join(dir, 'team.conf')};`,
+      `  include ${path.join(dir, 'server.conf')};`,
       '}',
     ].join('\n'),
   );
@@ -52,7 +86,7 @@ export async function startTeamNginx(replicaPorts: readonly number[]): Promise<R
   await waitUntil(
     async () => (await fetch(new URL('/api/health', url)).catch(() => null))?.ok === true,
     15_000,
-    'nginx answering /api/health from a replica',
+    'nginx answering /api/health from aioscope',
     100,
   );
   return {

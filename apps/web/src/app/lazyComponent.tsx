@@ -9,13 +9,15 @@ import { retryingImport } from './retryingImport.ts';
  * keeps a failed load for good. Until the chunk is in, `placeholder` (a box of the same size);
  * when it cannot be loaded, a sentence naming `what` and a button to try again.
  */
-export function lazyComponent<P extends object>(
+export function lazyComponent<P extends object, M>(
   what: string,
-  load: () => Promise<ComponentType<P>>,
+  importModule: () => Promise<M>,
+  pick: (module: M) => ComponentType<P>,
   placeholder: (props: P) => ReactNode,
   failureStyle?: (props: P) => { height: number },
 ): ComponentType<P> {
-  const make = (): LazyExoticComponent<ComponentType<P>> => lazy(async () => ({ default: await retryingImport(load) }));
+  const make = (): LazyExoticComponent<ComponentType<P>> =>
+    lazy(async () => ({ default: pick(await retryingImport(importModule)) }));
   return memo(function LazyComponent(props: P): ReactNode {
     const [Loaded, setLoaded] = useState(make);
     return (

@@ -17,7 +17,8 @@ export function lazyStaticChart<P extends { ariaLabel: string; height?: number }
   });
   return lazyComponent(
     what,
-    async () => pick(await import('./StaticCharts.tsx')),
+    () => import('./StaticCharts.tsx'),
+    pick,
     (props) => <div className="chart" role="img" aria-label={props.ariaLabel} style={height(props)} />,
     height,
   );

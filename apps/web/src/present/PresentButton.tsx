@@ -8,7 +8,8 @@ import './present.css';
 /** Presentation mode (and the race replay it can show) is fetched when first opened. */
 const PresentationMode = lazyComponent(
   'presentation mode',
-  async () => (await import('./PresentationMode.tsx')).PresentationMode,
+  () => import('./PresentationMode.tsx'),
+  (module) => module.PresentationMode,
   () => null,
 );
 
