@@ -115,8 +115,9 @@ const STATEMENT_TIMEOUT_MS = 5_000;
 export const QUERY_WAIT_MS = STATEMENT_TIMEOUT_MS + 1_000;
 
 /**
- * After a lost session comes back, how long a replica takes nothing new: the others, back at their
- * next check, take theirs first. At least a few check intervals, for a busy machine.
+ * After its session comes back to a restarted store, how long a replica takes nothing new: the
+ * others, back at their next check, take theirs first. At least a few check intervals, for a busy
+ * machine.
  */
 export const REJOIN_GRACE_MS = 2_000;
 
@@ -233,13 +234,17 @@ export class TargetOwnership {
       await client.query(probe);
       return true;
     } catch {
-      if (this.client === client) {
-        this.client = null;
-        this.confirmed = false;
-        void client.end().catch(() => undefined);
-      }
+      if (this.client === client) this.dropSession();
       return false;
     }
+  }
+
+  /** Ends the session (its locks go with it): the next check connects again and takes them back. */
+  private dropSession(): void {
+    const client = this.client;
+    this.client = null;
+    this.confirmed = false;
+    void client?.end().catch(() => undefined);
   }
 
   /** The targets of the targets file; those no longer listed are given back at the next check. */
@@ -291,8 +296,8 @@ export class TargetOwnership {
       const limit = holdLimit(this.targets.length, replicas, fewestElsewhere);
       const listed = new Set(this.targets);
       const order = this.order;
-      // Just back after losing the session: the others may not have taken theirs back yet, so
-      // their counts say nothing; hold what is held, take nothing new (REJOIN_GRACE_MS).
+      // Just back to a restarted store: the others may not have taken theirs back yet, so their
+      // counts say nothing; hold what is held, take nothing new (REJOIN_GRACE_MS).
       const rejoining = this.rejoinedAt !== null && Date.now() - this.rejoinedAt < this.rejoinGraceMs();
       const giveBack = [...this.owned].filter((target) => !listed.has(target));
       // Over the limit (another replica appeared, or holds too few): given back, least preferred first.
@@ -326,13 +331,10 @@ export class TargetOwnership {
       this.storeError = null;
       answered = true;
     } catch (error) {
-      this.confirmed = false;
       // The store is unreachable: keep sampling what is owned (no target goes unsampled); the
       // session is gone, so the next check connects again and takes the locks back, dropping any
       // another replica took meanwhile.
-      const lost = this.client;
-      this.client = null;
-      void lost?.end().catch(() => undefined);
+      this.dropSession();
       const reason = error instanceof Error ? error.message : String(error);
       // Once per reason, not at every check while the store stays away.
       if (reason !== this.storeError) this.options.log.warn(`target ownership: ${reason}`);
