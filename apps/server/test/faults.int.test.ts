@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { Server as SocketServer } from 'socket.io';
 import type { IoStatDelta, LiveFrame, TargetStatus } from '@aioscope/spec';
+import { DATABASE_NAME_SQL, RELATION_SQL } from '@aioscope/core';
 import { buildApp } from '../src/app/app.ts';
 import { queuedPackets as meteredQueue } from '../src/live/queueMeter.ts';
 import { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
@@ -163,6 +164,8 @@ describe('faults against a real PostgreSQL 18', () => {
   it('skips ticks instead of piling up queries while its backends are stopped (SIGSTOP), then recovers', async () => {
     const { monitor, frames, statuses } = watch(server.connectionConfig, 20);
     const stopped: number[] = [];
+    const isNameLookup = (query: string): boolean =>
+      [DATABASE_NAME_SQL, RELATION_SQL].some((sql) => sql.startsWith(query) && query !== '');
     const aioscopeSessions = async (): Promise<{ pid: number; state: string | null; query: string }[]> =>
       (
         await admin.query<{ pid: number; state: string | null; query: string }>(
@@ -184,15 +187,19 @@ describe('faults against a real PostgreSQL 18', () => {
       const stoppedAt = Date.now();
       let maxActive = 0;
       let maxSessions = 0;
-      // Which sessions they were when most existed: a failure names them (one failed CI run saw 5).
+      let maxReplacements = 0;
+      // Which sessions they were when most replacements existed: a failure names them.
       let atMost = '';
       const observe = async (): Promise<void> => {
         const sessions = await aioscopeSessions();
-        if (sessions.length > maxSessions) {
+        // The relation-name lookups (their own pools) may open while stopped too: not replacements.
+        const replacements = sessions.filter((s) => !pids.includes(s.pid) && !isNameLookup(s.query)).length;
+        if (replacements > maxReplacements) {
           const stoppedNote = (pid: number): string => (pids.includes(pid) ? ' (stopped)' : '');
           atMost = sessions.map((s) => `${s.pid}${stoppedNote(s.pid)} ${s.state ?? '-'}: ${s.query}`).join('; ');
         }
         maxSessions = Math.max(maxSessions, sessions.length);
+        maxReplacements = Math.max(maxReplacements, replacements);
         maxActive = Math.max(maxActive, sessions.filter((s) => s.state === 'active').length);
       };
       while (Date.now() - stoppedAt < 4_000) {
@@ -215,8 +222,10 @@ describe('faults against a real PostgreSQL 18', () => {
       // 4 s at 20 Hz is 80 slots; the client-side query timeout (3 s) ends the hung tick first.
       expect(skipped, 'ticks skipped while the backend was stopped').toBeGreaterThanOrEqual(20);
       expect(maxActive, 'active aioscope queries: at most one per session').toBeLessThanOrEqual(3);
-      // The abandoned fast session is replaced once, not again and again.
-      expect(maxSessions, `aioscope sessions while stopped: ${atMost}`).toBeLessThanOrEqual(4);
+      // An abandoned session (the fast one, perhaps the stat one) is replaced once, not again and
+      // again. How many were stopped varies: the relation-name lookups keep their own small pools,
+      // open or not by then (one CI run stopped 4 and saw 1 replacement).
+      expect(maxReplacements, `new aioscope sessions while stopped: ${atMost}`).toBeLessThanOrEqual(2);
       // The viewer is told the server stopped answering, with a reason.
       const reported = statuses.filter((s) => s.since >= stoppedAt && s.state !== 'live');
       expect(reported.length, 'a non-live status while the backends were stopped').toBeGreaterThan(0);
@@ -224,7 +233,9 @@ describe('faults against a real PostgreSQL 18', () => {
       const heapGrowth = retainedHeapBytes() - heapBefore;
       expect(heapGrowth, `heap growth ${(heapGrowth / MB).toFixed(1)} MB`).toBeLessThan(50 * MB);
       // Reported for the record: abandoned backends stay until they run again and see the closed socket.
-      console.info(`SIGSTOP: skipped ${skipped} ticks, max ${maxSessions} aioscope sessions, ${maxActive} active`);
+      console.info(
+        `SIGSTOP: skipped ${skipped} ticks, ${pids.length} sessions stopped, at most ${maxReplacements} new, ${maxSessions} in all, ${maxActive} active`,
+      );
     } finally {
       for (const pid of stopped) {
         try {
