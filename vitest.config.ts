@@ -67,6 +67,9 @@ export default defineConfig({
           testTimeout: 180_000,
           hookTimeout: 180_000,
           fileParallelism: false,
+          // Most polls wait on a server round trip or on live frames, which a busy two-core machine
+          // can hold up for more than the default second; a value that never comes still fails.
+          expect: { poll: { timeout: 15_000 } },
         },
       },
     ],

@@ -105,12 +105,15 @@ describe('replicas relaying the live view through Redis', () => {
     expect(remote.snapshots[0]?.length).toBeGreaterThan(0);
 
     await sleep(500);
-    const before = remote.frames.length;
+    const before = { remote: remote.frames.length, onOwner: onOwner.frames.length };
     await sleep(1_000);
-    // 20 Hz (the default rate) through the other replica: at least 15 frames in a second.
-    expect(remote.frames.length - before).toBeGreaterThanOrEqual(15);
+    // Through the other replica, as many frames in a second as on the owner (less one or two still
+    // in transit), whatever rate a loaded machine samples at (20 Hz when idle).
+    const onOwnerInSecond = onOwner.frames.length - before.onOwner;
+    expect(onOwnerInSecond).toBeGreaterThanOrEqual(5);
+    expect(remote.frames.length - before.remote).toBeGreaterThanOrEqual(onOwnerInSecond - 2);
     // Now watched on the other replica: its events go through Redis.
-    expect(await roomMessagesDuring(redis.url, target, 1_000)).toBeGreaterThanOrEqual(15);
+    expect(await roomMessagesDuring(redis.url, target, 1_000)).toBeGreaterThanOrEqual(5);
     // The same frames in the same order as on the owner, over the time both were watching.
     const from = Math.max(onOwner.frames[0] ?? Infinity, remote.frames[0] ?? Infinity);
     const to = Math.min(onOwner.frames.at(-1) ?? -Infinity, remote.frames.at(-1) ?? -Infinity);

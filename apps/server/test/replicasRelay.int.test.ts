@@ -104,8 +104,9 @@ describe('a replica relaying what another one samples', () => {
     // The live view of b's own target goes on.
     const localBefore = local.frames.length;
     await sleep(2_000);
-    // 20 Hz for 2 s; at least 24 frames (on a busy machine a tick is late now and then).
-    expect(local.frames.length - localBefore).toBeGreaterThanOrEqual(24);
+    // 20 Hz for 2 s, 40 frames when idle; at least 10 on a busy machine. Sampling held up by the
+    // lost Redis (a publish waiting on it) would leave one or none.
+    expect(local.frames.length - localBefore).toBeGreaterThanOrEqual(10);
     expect(local.frames.at(-1)?.frame.t ?? 0).toBeGreaterThan(lostAt);
 
     await redis.start();

@@ -196,17 +196,26 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
       'each target owned by one replica',
       200,
     );
-    // /metrics summed over the replicas counts each target once.
-    const scrapes = await Promise.all(
-      replicas.map(async (r) => (await fetch(new URL('/metrics', r.url), { headers: AS_BOB })).text()),
+    // /metrics summed over the replicas counts each target once. An owner starts its target's
+    // monitor (and so its samples series) just after it took the lock: scraped once every one has.
+    const sampledIn = (texts: string[], id: string): string[] =>
+      texts.filter((text) => text.includes(`aioscope_samples_total{target="${id}"`));
+    let scrapes: string[] = [];
+    await waitUntil(
+      async () => {
+        scrapes = await Promise.all(
+          replicas.map(async (r) => (await fetch(new URL('/metrics', r.url), { headers: AS_BOB })).text()),
+        );
+        return TARGET_IDS.every((id) => sampledIn(scrapes, id).length > 0);
+      },
+      10_000,
+      'every target sampled on some replica',
+      200,
     );
     // Each replica's series carry its --replica-name, which a restart keeps.
     expect(scrapes.map((text) => /aioscope_replicas\{replica="([^"]+)"\}/.exec(text)?.[1])).toEqual(['a', 'b', 'c']);
     for (const id of TARGET_IDS) {
-      expect(
-        scrapes.filter((text) => text.includes(`aioscope_samples_total{target="${id}"`)),
-        id,
-      ).toHaveLength(1);
+      expect(sampledIn(scrapes, id), id).toHaveLength(1);
     }
 
     // Access: the header from an address that is not a trusted proxy is refused; bob may not start a lab run.
@@ -252,9 +261,9 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
     sockets.push(forced.socket);
     const forcedOf = (): LiveFrame[] => forced.frames.get(lost) ?? [];
     await waitUntil(() => forcedOf().length > 40, 15_000, 'frames relayed to a non-owner', 50);
-    await sleep(300); // the owner's viewer has the last relayed frame too
     const fromT = forcedOf()[0]?.t ?? 0;
-    const toT = forcedOf().at(-1)?.t ?? 0;
+    // Over the time both had: the page's copy takes one more hop (through nginx) than the relayed one.
+    const toT = Math.min(forcedOf().at(-1)?.t ?? 0, framesOf(lost).at(-1)?.t ?? 0);
     const inWindow = (frames: LiveFrame[]): number[] =>
       frames.filter((f) => f.t >= fromT && f.t <= toT).map((f) => f.t);
     expect(inWindow(forcedOf())).toStrictEqual(inWindow(framesOf(lost)));
@@ -295,7 +304,15 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
       'the viewer through nginx receiving frames of both targets after the kill',
       50,
     );
-    expect(Date.now() - killedAt).toBeLessThan(7_000);
+    // Sampled again within 5 s of the kill, by the frames' own times: the page's snapshot from the new
+    // owner holds them however long its reconnection through nginx took.
+    const resumedAfter =
+      Math.min(
+        ...framesOf(lost)
+          .filter((f) => f.t > killedAt)
+          .map((f) => f.t),
+      ) - killedAt;
+    expect(resumedAfter, 'first frame of the lost target after the kill, ms').toBeLessThan(5_000);
     // The page of the killed owner's target followed it to its new owner.
     const newOwners = await ownersOf(survivors);
     await waitUntil(
