@@ -209,6 +209,7 @@ export class TargetOwnership {
     // A session being opened settles it itself: it takes each owned target's lock again or drops it.
     if (this.connecting) return void this.heardWhileConnecting.add(target);
     if (this.client !== null && (await this.sessionAnswers())) return;
+    // A failed probe ends the session, and a check may have begun opening another meanwhile.
     if (this.connecting) return void this.heardWhileConnecting.add(target);
     if (!this.owned.has(target)) return;
     this.confirmed = false;
@@ -420,12 +421,11 @@ export class TargetOwnership {
           TARGET_LOCK_CLASS,
           lockKey(target),
         ]);
+        // Nothing else drops an owned target while this runs (takenElsewhere waits for it, stop()
+        // for the check), so a lock taken here is always for a target still owned.
         if (rows[0]?.taken !== true) {
           this.owned.delete(target);
           this.lostMeanwhile.add(target);
-        } else if (!this.owned.has(target)) {
-          // Not owned any more (nothing drops one while connecting; kept in case): a lock held for a target not sampled would keep it from everyone.
-          await client.query('SELECT pg_advisory_unlock($1, $2)', [TARGET_LOCK_CLASS, lockKey(target)]);
         }
       }
     } catch (error) {
