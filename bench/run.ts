@@ -16,6 +16,7 @@
  *   npm run bench -- --only history-browser  # past ranges, a recording file and replay drawn in Chromium
  *   npm run bench -- --only adapter      # the live adapter's engine, Redis streams vs PostgreSQL LISTEN/NOTIFY, at the team load (A/B/A)
  *   npm run bench -- --only team         # 3 replicas, shared store, Redis, nginx: 60 targets, 300 viewers, 5 kills (--quick: 12, 30, 2)
+ *   npm run bench -- --only team --team-node PATH  # the same with every aioscope process on that node binary (the image's Node 24)
  *   npm run bench -- --only page-ab --baseline-web DIR  # an earlier build of the page against this one, interleaved
  *   npm run bench -- --only race-replay  # the race replayed at 1× against the live dashboard, one page, interleaved
  *
@@ -113,16 +114,18 @@ function parseOptions(argv: string[]): BenchOptions {
       'baseline-web': { type: 'string' },
       'own-cost-node': { type: 'string' },
       'own-cost-baseline': { type: 'string' },
+      'team-node': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help === true) {
     process.stdout.write(
-      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR] [--own-cost-node PATH] [--own-cost-baseline CLI]\n' +
+      'usage: npm run bench -- [--quick] [--only NAME[,NAME]] [--soak MINUTES] [--browser-minutes N] [--rounds SCALE] [--web-dist DIR] [--baseline-web DIR] [--own-cost-node PATH] [--own-cost-baseline CLI] [--team-node PATH]\n' +
         '  --web-dist DIR: the pages load this build instead of apps/web/dist (before/after comparisons)\n' +
         '  --baseline-web DIR: the earlier build page-ab compares the page with, window by window in one run\n' +
         '  --own-cost-node PATH: own-cost also runs the recording command line on this node binary, beside this one\n' +
         "  --own-cost-baseline CLI: and another build of it (a cli.js, e.g. another commit's build/start/cli.js, or a cli.ts through tsx)\n" +
+        "  --team-node PATH: team runs its replicas and its one process on this node binary instead of this one (the container image's is Node 24)\n" +
         `measurements: ${MEASUREMENTS.join(', ')} (soak only when named; --soak M runs the soak)\n`,
     );
     process.exit(0);
@@ -171,7 +174,19 @@ function parseOptions(argv: string[]): BenchOptions {
     baselineWeb,
     ownCostNode: values['own-cost-node'] === undefined ? null : path.resolve(values['own-cost-node']),
     ownCostBaseline: values['own-cost-baseline'] === undefined ? null : path.resolve(values['own-cost-baseline']),
+    teamNode: values['team-node'] === undefined ? null : nodeBinary(path.resolve(values['team-node']), '--team-node'),
   };
+}
+
+/** A node binary given by a flag, checked by running it: its path, or a usage error naming the flag. */
+function nodeBinary(file: string, flag: string): string {
+  try {
+    const version = execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
+    if (!/^v\d+\./.test(version)) throw new Error(`it printed ${JSON.stringify(version.slice(0, 80))}, not a version`);
+  } catch (error) {
+    throw new BenchUsageError(`${flag} ${file}: not a node binary (${(error as Error).message.split('\n')[0] ?? ''})`);
+  }
+  return file;
 }
 
 /** Which code was measured: the commit, and how many files differed from it (others edit concurrently). */

@@ -26,6 +26,8 @@ export interface BenchOptions {
   ownCostNode: string | null;
   /** Another build of the command line own-cost runs beside this one (--own-cost-baseline): a cli.js, or a cli.ts run through tsx. */
   ownCostBaseline: string | null;
+  /** The node binary team runs every aioscope process on (--team-node); null = this one. */
+  teamNode: string | null;
 }
 
 /** Rounds of alternating windows (one per condition), and each window's length. */

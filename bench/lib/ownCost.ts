@@ -4,7 +4,7 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
-import { startCliChild, stopCliChild, type CliChild } from './cliChild.ts';
+import { START_ENTRY, startCliChild, stopCliChild, type CliChild } from './cliChild.ts';
 import { PEER_REFRESH_SECONDS, peerMonitorAvailable, startPeerMonitor } from './peerMonitor.ts';
 import { runCli } from '../../apps/server/test/support/cliProcess.ts';
 import { FAST_TICK_SQL } from '@aioscope/core';
@@ -30,7 +30,7 @@ import {
 import { openScannedBenchCluster } from './postgres.ts';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { START_BUNDLE_DIR, ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
+import { ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
 import { processCpuSeconds, processRssBytes, threadCpuSeconds, type ThreadCpu } from './proc.ts';
 import { moduleOf } from './serverProfile.ts';
 import { fmt, max, median, min } from './stats.ts';
@@ -49,8 +49,6 @@ const SETTLE_MS = 15_000;
 const STEADY_AFTER_MS = 5 * 60_000;
 /** Kept out of the profiled window before the shutdown began (the signal's delivery, timers). */
 const SHUTDOWN_MARGIN_MS = 500;
-/** What `npm start` runs (apps/server/package.json): the bundle its prestart builds. */
-const START_ENTRY = ['--enable-source-maps', path.join(START_BUNDLE_DIR, 'cli.js')];
 
 export interface OwnCostOptions {
   /** Windows of the first minutes, from the settle on: what a process just started costs. */

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -7,7 +8,8 @@ import type { CliRun } from '../../apps/server/test/support/cliProcess.ts';
 import { startTeamNginx } from '../../apps/server/test/support/nginx.ts';
 import { startRedis, startReplicaFleet, type ReplicaFleet } from '../../apps/server/test/support/replicaFleet.ts';
 import { connect, TEST_DATA_ROOT } from '../../apps/server/test/support/testPostgres.ts';
-import { startCliChild, stopCliChild } from './cliChild.ts';
+import { ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
+import { START_ENTRY, startCliChild, stopCliChild } from './cliChild.ts';
 import {
   BENCH_DATA_DIR,
   log,
@@ -258,10 +260,17 @@ async function killOwner(
  */
 export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<TableRow[]> {
   const size = options.quick ? QUICK : FULL;
+  // Every aioscope process runs as a team runs it: the bundle `npm start` and the image run, not
+  // the sources through tsx (which keeps costing after start-up), on --team-node when given.
+  await ensureStartBuilt(false);
+  const node = options.teamNode ?? process.execPath;
+  const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  const run = { node, entry: START_ENTRY };
+  log(`team: every aioscope process runs build/start/cli.js on node ${nodeVersion}`);
   return using(async (cleanups) => {
     const ids = Array.from({ length: size.targets }, (_, i) => `t${i}`);
     const [fleet, redis] = await Promise.all([
-      startReplicaFleet('bench-team', ids, { watchedServers: size.servers, headers: AS_USER }),
+      startReplicaFleet('bench-team', ids, { watchedServers: size.servers, headers: AS_USER, run }),
       startRedis(),
     ]);
     cleanups.add('team fleet', () => fleet.stop());
@@ -381,7 +390,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       'aioscope single process',
       ['--targets', fleet.targetsFile, '--port', '0', '--data-dir', dir],
       cleanups,
-      { env: { PGPASSFILE: fleet.passFile } },
+      { env: { PGPASSFILE: fleet.passFile }, ...run },
     );
     await until(
       async () => (await fleet.sampled(single.url)).length === ids.length,
@@ -401,9 +410,19 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     const mbPerTargetHour = (bytes: number, seconds: number): number => bytes / size.targets / (seconds / 3600) / 1e6;
     const failovers = kills.map((k) => k.failoverMs);
     const duplicates = kills.reduce((sum, k) => sum + k.duplicates, 0);
-    const result = { size, allOnOwners, team: { ...team, perTargetPerReplica }, spread, again, kills, single: alone };
+    const result = {
+      size,
+      node: nodeVersion,
+      entry: 'build/start/cli.js',
+      allOnOwners,
+      team: { ...team, perTargetPerReplica },
+      spread,
+      again,
+      kills,
+      single: alone,
+    };
     writeResult(options.quick ? 'team-quick' : 'team', result);
-    const condition = `${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${size.viewers} viewers through nginx each following its target to its owner (?replica=) and ${size.remoteViewers} on replica b for targets it does not sample (relayed), ${size.seconds} s`;
+    const condition = `the bundle on node ${nodeVersion}; ${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${size.viewers} viewers through nginx each following its target to its owner (?replica=) and ${size.remoteViewers} on replica b for targets it does not sample (relayed), ${size.seconds} s`;
     const cpuOf = (w: Window): string =>
       `per target per replica ${perTarget(w)
         .map((c) => fmt(c, 2))
@@ -453,7 +472,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       },
       {
         measurement: 'team',
-        condition: `one process, embedded store: ${size.targets} targets, ${size.viewers + size.remoteViewers} viewers, ${size.seconds} s`,
+        condition: `one process, embedded store, the bundle on node ${nodeVersion}: ${size.targets} targets, ${size.viewers + size.remoteViewers} viewers, ${size.seconds} s`,
         result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target; the bench's viewers ${fmt(alone.viewersCpuPercent)} %, the watched clusters ${fmt(alone.cpuPercent.slice(1).reduce((a, b) => a + b, 0))} %; the machine ${fmt(alone.machineBusyCores, 2)} of ${cpus().length} cores busy), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
         target: 'comparison',
         verdict: verdict(null),

@@ -42,6 +42,11 @@ export interface ReplicaFleetOptions {
   watchedServers?: number;
   /** Sent with the helpers' own requests (an auth proxy's user header). */
   headers?: Record<string, string>;
+  /**
+   * How node runs each replica (runCli's `node` and `entry`): the sources through tsx on this
+   * node by default; the team bench runs `npm start`'s bundle, on another node when asked.
+   */
+  run?: { node?: string; entry?: readonly string[] };
 }
 
 export async function startReplicaFleet(
@@ -107,6 +112,9 @@ export async function startReplicaFleet(
           ...extra,
         ],
         { PGPASSFILE: passFile },
+        [],
+        options.run?.node,
+        options.run?.entry,
       );
       runs.push(run);
       return run;
