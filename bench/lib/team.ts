@@ -275,6 +275,15 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     ]);
     cleanups.add('team fleet', () => fleet.stop());
     cleanups.add('redis', () => Promise.resolve(redis.stop()));
+    const everyTargetLive = async (url: string, what: string): Promise<void> => {
+      await until(
+        async () => (await fleet.sampled(url)).length === ids.length,
+        60_000,
+        what,
+        500,
+        () => notLive(url),
+      );
+    };
     const replicas: Replica[] = [];
     for (const name of ['a', 'b', 'c']) {
       const started = await fleet.replica(name, ['--adapter', redis.url, '--replica-name', name, ...ACCESS_FLAGS]);
@@ -288,13 +297,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       'each target owned once, shares even',
       500,
     );
-    await until(
-      async () => (await fleet.sampled(nginx.url)).length === ids.length,
-      60_000,
-      'every target live',
-      500,
-      () => notLive(nginx.url),
-    );
+    await everyTargetLive(nginx.url, 'every target live');
 
     const store = await connect(fleet.store, { database: 'team' });
     cleanups.add('store session', () => store.end());
@@ -384,6 +387,34 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
     await nginx.stop();
     for (const replica of replicas) replica.run.child.kill('SIGKILL');
 
+    // One replica holding every target (the others gone, their locks with their sessions), its
+    // viewers connected to it directly as the one process's are below: what a replica costs per
+    // target with the shared store and Redis, apart from what splitting the targets over three
+    // processes costs.
+    const solo = await fleet.replica('solo', ['--adapter', redis.url, '--replica-name', 'solo', ...ACCESS_FLAGS]);
+    await until(
+      async () => (await fleet.owned(solo.url)).length === ids.length,
+      60_000,
+      'one replica: every target owned',
+      500,
+    );
+    await everyTargetLive(solo.url, 'one replica: every target live');
+    const soloViewers = await ViewerPool.start(cleanups);
+    await soloViewers.setViewers(solo.url, viewerCount, ids, false, AS_USER);
+    await sleep(3_000);
+    const soloPid = solo.run.child.pid ?? 0;
+    const oneReplica = await measureWindow(
+      size.seconds,
+      [soloPid, redis.pid() ?? 0, storePid, ...watchedPids],
+      { all: soloViewers, remote: null },
+      dbBytes,
+    );
+    log(
+      `team: one replica holding every target: ${fmt(oneReplica.cpuPercent[0] ?? 0)} % of a core; redis ${fmt(oneReplica.cpuPercent[1] ?? 0)} %, store ${fmt(oneReplica.cpuPercent[2] ?? 0)} %; machine ${fmt(oneReplica.machineBusyCores, 2)} of ${cpus().length} cores busy`,
+    );
+    await soloViewers.stop();
+    solo.run.child.kill('SIGKILL');
+
     // One process, the embedded DuckDB store, the same targets and viewers.
     const dir = path.join(BENCH_DATA_DIR, 'team-single');
     const single = await startCliChild(
@@ -392,12 +423,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       cleanups,
       { env: { PGPASSFILE: fleet.passFile }, ...run },
     );
-    await until(
-      async () => (await fleet.sampled(single.url)).length === ids.length,
-      60_000,
-      'single: every target live',
-      500,
-    );
+    await everyTargetLive(single.url, 'single: every target live');
     const viewers = await ViewerPool.start(cleanups);
     await viewers.setViewers(single.url, size.viewers + size.remoteViewers, ids);
     await sleep(3_000);
@@ -419,6 +445,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       spread,
       again,
       kills,
+      oneReplica,
       single: alone,
     };
     writeResult(options.quick ? 'team-quick' : 'team', result);
@@ -469,6 +496,13 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
         result: `until owned and live again: median ${fmt(median(failovers) / 1000, 2)} s, max ${fmt(max(failovers) / 1000, 2)} s; frames lost in the handover ${kills.map((k) => `${String(k.framesLost)} (${String(k.framesUnwritten)} sampled before the kill, not yet stored)`).join(', ')} (summed over the victim's targets); duplicate frames ${duplicates}`,
         target: `≤ ${GOALS.failoverMs / 1000} s, 0 duplicates`,
         verdict: verdict(max(failovers) <= GOALS.failoverMs && duplicates === 0),
+      },
+      {
+        measurement: 'team',
+        condition: `one replica holding all ${size.targets} targets (the shared store, Redis), its ${viewerCount} viewers connected to it directly, ${size.seconds} s`,
+        result: `${fmt(oneReplica.cpuPercent[0] ?? 0)} % of a core (${fmt((oneReplica.cpuPercent[0] ?? 0) / size.targets, 2)} % per target; redis ${fmt(oneReplica.cpuPercent[1] ?? 0)} %, the store ${fmt(oneReplica.cpuPercent[2] ?? 0)} %, the bench's viewers ${fmt(oneReplica.viewersCpuPercent)} %, the watched clusters ${fmt(oneReplica.cpuPercent.slice(3).reduce((a, b) => a + b, 0))} %; the machine ${fmt(oneReplica.machineBusyCores, 2)} of ${cpus().length} cores busy), sample → viewer p95 ${fmt(oneReplica.latencyP95Ms)} ms`,
+        target: 'comparison',
+        verdict: verdict(null),
       },
       {
         measurement: 'team',
