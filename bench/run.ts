@@ -29,6 +29,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from '../apps/server/src/config/config.ts';
 import { startBenchAioscope, type BenchAioscope } from './lib/aioscope.ts';
 import { runBrowserCost } from './lib/browserCost.ts';
+import { nodeVersionOf } from './lib/nodeBinary.ts';
 import {
   BenchUsageError,
   Cleanups,
@@ -181,8 +182,7 @@ function parseOptions(argv: string[]): BenchOptions {
 /** A node binary given by a flag, checked by running it: its path, or a usage error naming the flag. */
 function nodeBinary(file: string, flag: string): string {
   try {
-    const version = execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 10_000 }).trim();
-    if (!/^v\d+\./.test(version)) throw new Error(`it printed ${JSON.stringify(version.slice(0, 80))}, not a version`);
+    nodeVersionOf(file);
   } catch (error) {
     throw new BenchUsageError(`${flag} ${file}: not a node binary (${(error as Error).message.split('\n')[0] ?? ''})`);
   }

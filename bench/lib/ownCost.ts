@@ -28,11 +28,11 @@ import {
   type ProfileSummary,
 } from './cpuProfile.ts';
 import { openScannedBenchCluster } from './postgres.ts';
-import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
 import { processCpuSeconds, processRssBytes, threadCpuSeconds, type ThreadCpu } from './proc.ts';
 import { moduleOf } from './serverProfile.ts';
+import { nodeVersionOf } from './nodeBinary.ts';
 import { fmt, max, median, min } from './stats.ts';
 
 /** Issue 24: one watched server at the defaults, recording on, no viewer, ≤ 2.5 % of a core. */
@@ -92,7 +92,7 @@ function variantsOf(otherNode: string | null, baseline: string | null): Variant[
     { name: '--no-record', args: ['--no-record'], recording: false, entry: START_ENTRY, kind: 'aioscope' },
   ];
   if (otherNode !== null) {
-    const version = execFileSync(otherNode, ['--version'], { encoding: 'utf8' }).trim();
+    const version = nodeVersionOf(otherNode);
     variants.push({
       name: `recording, node ${version}`,
       args: [],
@@ -114,7 +114,7 @@ function variantsOf(otherNode: string | null, baseline: string | null): Variant[
   // What the fast statement's round trips alone cost on each node measured: the part of the
   // figures above that no code of aioscope's can remove short of another client or protocol.
   for (const node of [process.execPath, ...(otherNode === null ? [] : [otherNode])]) {
-    const version = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+    const version = nodeVersionOf(node);
     variants.push({
       name: `floor: the fast statement alone at 20 Hz, node ${version}`,
       args: [],

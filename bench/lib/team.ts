@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -10,6 +9,7 @@ import { startRedis, startReplicaFleet, type ReplicaFleet } from '../../apps/ser
 import { connect, TEST_DATA_ROOT } from '../../apps/server/test/support/testPostgres.ts';
 import { ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
 import { START_ENTRY, startCliChild, stopCliChild } from './cliChild.ts';
+import { nodeVersionOf } from './nodeBinary.ts';
 import {
   BENCH_DATA_DIR,
   log,
@@ -264,7 +264,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
   // the sources through tsx (which keeps costing after start-up), on --team-node when given.
   await ensureStartBuilt(false);
   const node = options.teamNode ?? process.execPath;
-  const nodeVersion = execFileSync(node, ['--version'], { encoding: 'utf8' }).trim();
+  const nodeVersion = nodeVersionOf(node);
   const run = { node, entry: START_ENTRY };
   log(`team: every aioscope process runs build/start/cli.js on node ${nodeVersion}`);
   return using(async (cleanups) => {
