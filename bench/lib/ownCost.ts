@@ -4,10 +4,9 @@ import { SourceMap, type SourceMapPayload } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
-import { START_ENTRY, startCliChild, stopCliChild, type CliChild } from './cliChild.ts';
+import { START_ENTRY, startCliChild, stopCliChild } from './cliChild.ts';
 import { PEER_REFRESH_SECONDS, peerMonitorAvailable, startPeerMonitor } from './peerMonitor.ts';
-import { runCli } from '../../apps/server/test/support/cliProcess.ts';
-import { FAST_TICK_SQL } from '@aioscope/core';
+import { FLOOR_ENTRY, startRoundTripFloor } from './roundTripFloor.ts';
 import {
   BENCH_DATA_DIR,
   log,
@@ -79,8 +78,6 @@ interface Variant {
   kind: 'aioscope' | 'floor' | 'peer';
 }
 
-const FLOOR_SCRIPT = fileURLToPath(new URL('./roundTripFloor.mjs', import.meta.url));
-
 /** How node runs a command line given by its file: a cli.ts through tsx, a cli.js with its source maps. */
 function entryOf(cli: string): string[] {
   return cli.endsWith('.ts') ? ['--import', 'tsx', cli] : ['--enable-source-maps', cli];
@@ -120,7 +117,7 @@ function variantsOf(otherNode: string | null, baseline: string | null): Variant[
       args: [],
       recording: false,
       node,
-      entry: [FLOOR_SCRIPT],
+      entry: FLOOR_ENTRY,
       kind: 'floor',
     });
   }
@@ -210,7 +207,12 @@ export async function measureOwnCost(
       if (variant.kind === 'peer') return startPeerMonitor(config, cleanups);
       const child =
         variant.kind === 'floor'
-          ? await startFloorChild(variant, databaseUrl(config), cleanups)
+          ? await startRoundTripFloor(
+              `own cost: ${variant.name}`,
+              [databaseUrl(config)],
+              cleanups,
+              variant.node === undefined ? {} : { node: variant.node },
+            )
           : await startCliChild(
               `aioscope ${variant.name}`,
               [...common, '--data-dir', path.join(dir, `data-${index}`), ...variant.args],
@@ -300,22 +302,6 @@ export async function measureOwnCost(
       baselineProfile,
     };
   }, parent);
-}
-
-/** The floor's process, started as the command lines are and stopped by the cleanups likewise. */
-async function startFloorChild(variant: Variant, url: string, cleanups: Cleanups): Promise<CliChild> {
-  const run = runCli([], { FLOOR_DB_URL: url, FLOOR_SQL: FAST_TICK_SQL }, [], variant.node, variant.entry);
-  cleanups.add(variant.name, () => stopCliChild(run));
-  const deadline = Date.now() + 30_000;
-  while (!run.stdout().includes('floor ready')) {
-    if (run.child.exitCode !== null || Date.now() > deadline) {
-      throw new Error(`own cost: the floor did not start:\n${run.stderr()}`);
-    }
-    await sleep(100);
-  }
-  const pid = run.child.pid;
-  if (pid === undefined) throw new Error('own cost: the floor has no pid');
-  return { run, pid, url: '' };
 }
 
 interface ProfiledRun {

@@ -9,6 +9,7 @@ import { startRedis, startReplicaFleet, type ReplicaFleet } from '../../apps/ser
 import { connect, TEST_DATA_ROOT } from '../../apps/server/test/support/testPostgres.ts';
 import { ensureStartBuilt } from '../../apps/server/scripts/ensureStartBuilt.ts';
 import { START_ENTRY, startCliChild, stopCliChild } from './cliChild.ts';
+import { startRoundTripFloor } from './roundTripFloor.ts';
 import { nodeVersionOf } from './nodeBinary.ts';
 import {
   BENCH_DATA_DIR,
@@ -125,17 +126,20 @@ interface Window {
   viewersCpuPercent: number;
 }
 
-/** Viewers and CPU over one window: each replica, and the helpers' processes by pid. */
+/**
+ * Viewers and CPU over one window: each replica, and the helpers' processes by pid. `pools` null:
+ * a window without viewers (their figures NaN, their CPU 0).
+ */
 async function measureWindow(
   seconds: number,
   pids: readonly number[],
-  pools: { all: ViewerPool; remote: ViewerPool | null },
+  pools: { all: ViewerPool; remote: ViewerPool | null } | null,
   storeBytes: () => Promise<number>,
 ): Promise<Window> {
   const bytesBefore = await storeBytes();
-  await pools.all.measureStart();
-  await pools.remote?.measureStart();
-  const viewerPids = [pools.all.pid, pools.remote?.pid].filter((pid) => pid !== undefined);
+  await pools?.all.measureStart();
+  await pools?.remote?.measureStart();
+  const viewerPids = [pools?.all.pid, pools?.remote?.pid].filter((pid) => pid !== undefined);
   const viewersCpu = (): number => viewerPids.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
   const before = pids.map((pid) => treeCpuSeconds(pid));
   const viewersBefore = viewersCpu();
@@ -146,16 +150,17 @@ async function measureWindow(
   const viewersAfter = viewersCpu();
   const machineAfter = machineCpuSeconds();
   const wall = (performance.now() - started) / 1000;
-  const all = await pools.all.measureStop();
-  const remote = (await pools.remote?.measureStop()) ?? null;
+  const all = (await pools?.all.measureStop()) ?? null;
+  const remote = (await pools?.remote?.measureStop()) ?? null;
   return {
     seconds: wall,
     cpuPercent: after.map((a, i) => (100 * (a - (before[i] ?? a))) / wall),
-    latencyP95Ms: all.latency.p95,
+    latencyP95Ms: all?.latency.p95 ?? Number.NaN,
     remoteLatencyP95Ms: remote?.latency.p95 ?? null,
-    framesPerViewerPerSecond: all.framesPerViewer.reduce((a, b) => a + b, 0) / all.viewers / all.seconds,
-    viewersOnOwner: all.viewersOnOwner,
-    disconnects: all.disconnects,
+    framesPerViewerPerSecond:
+      all === null ? Number.NaN : all.framesPerViewer.reduce((a, b) => a + b, 0) / all.viewers / all.seconds,
+    viewersOnOwner: all?.viewersOnOwner ?? 0,
+    disconnects: all?.disconnects ?? 0,
     storeBytes: (await storeBytes()) - bytesBefore,
     machineBusyCores: (machineAfter.busy - machineBefore.busy) / wall,
     viewersCpuPercent: (100 * (viewersAfter - viewersBefore)) / wall,
@@ -355,6 +360,11 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       if (withRemote) await remote.setViewers(replicas[1]?.url ?? '', 0);
       return window;
     };
+    // What a replica costs per target that nobody watches: a team's usual case, most of its
+    // servers sampled and recorded with no page open on them.
+    await sleep(5_000);
+    const unwatched = await measureWindow(size.seconds, pids, null, dbBytes);
+    logWindow('no viewer', unwatched);
     const allOnOwners = await routedWindow(false);
     logWindow('every viewer on its owner', allOnOwners);
     const team = await routedWindow();
@@ -424,22 +434,44 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       { env: { PGPASSFILE: fleet.passFile }, ...run },
     );
     await everyTargetLive(single.url, 'single: every target live');
+    const historyBytes = (): Promise<number> => folderBytes(path.join(dir, 'history'));
+    // Where one process's CPU per target goes: sampling and recording with no viewer first, then
+    // the viewers' fan-out on top, then (below) the round trips alone.
+    await sleep(10_000);
+    const aloneUnwatched = await measureWindow(size.seconds, [single.pid, ...watchedPids], null, historyBytes);
     const viewers = await ViewerPool.start(cleanups);
     await viewers.setViewers(single.url, size.viewers + size.remoteViewers, ids);
     await sleep(3_000);
-    const alone = await measureWindow(size.seconds, [single.pid, ...watchedPids], { all: viewers, remote: null }, () =>
-      folderBytes(path.join(dir, 'history')),
+    const alone = await measureWindow(
+      size.seconds,
+      [single.pid, ...watchedPids],
+      { all: viewers, remote: null },
+      historyBytes,
     );
     await viewers.stop();
     await stopCliChild(single.run);
 
+    // The floor under every row above: node-postgres running the fast statement for each target
+    // at 20 Hz and dropping the answers, what no code of aioscope's can remove short of another
+    // client or protocol.
+    const floor = await startRoundTripFloor('team: round-trip floor', fleet.targetUrls, cleanups, {
+      node,
+      env: { PGPASSFILE: fleet.passFile },
+    });
+    await sleep(5_000);
+    const floorWindow = await measureWindow(size.seconds, [floor.pid, ...watchedPids], null, () => Promise.resolve(0));
+    await stopCliChild(floor.run);
+
     const mbPerTargetHour = (bytes: number, seconds: number): number => bytes / size.targets / (seconds / 3600) / 1e6;
+    const breakdown = (windows: readonly Window[]): string =>
+      windows.map((w) => fmt((w.cpuPercent[0] ?? 0) / size.targets, 3)).join(' / ');
     const failovers = kills.map((k) => k.failoverMs);
     const duplicates = kills.reduce((sum, k) => sum + k.duplicates, 0);
     const result = {
       size,
       node: nodeVersion,
       entry: 'build/start/cli.js',
+      unwatched,
       allOnOwners,
       team: { ...team, perTargetPerReplica },
       spread,
@@ -447,6 +479,8 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       kills,
       oneReplica,
       single: alone,
+      singleUnwatched: aloneUnwatched,
+      floor: floorWindow,
     };
     writeResult(options.quick ? 'team-quick' : 'team', result);
     const condition = `the bundle on node ${nodeVersion}; ${size.targets} targets × ${RATE_HZ} Hz on ${size.servers} clusters, ${size.viewers} viewers through nginx each following its target to its owner (?replica=) and ${size.remoteViewers} on replica b for targets it does not sample (relayed), ${size.seconds} s`;
@@ -463,7 +497,7 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
       {
         measurement: 'team',
         condition: `3 replicas: ${condition}`,
-        result: `A: ${cpuOf(team)}; A again after B: ${cpuOf(again)}; all ${size.viewers + size.remoteViewers} on their owners, nothing relayed: ${cpuOf(allOnOwners)}; viewers got ${fmt(team.framesPerViewerPerSecond)} frames/s, ${team.viewersOnOwner} of ${size.viewers} through nginx on their target's owner, ${team.disconnects} disconnects`,
+        result: `A: ${cpuOf(team)}; A again after B: ${cpuOf(again)}; all ${size.viewers + size.remoteViewers} on their owners, nothing relayed: ${cpuOf(allOnOwners)}; no viewer at all (sampling and recording only): ${cpuOf(unwatched)}; viewers got ${fmt(team.framesPerViewerPerSecond)} frames/s, ${team.viewersOnOwner} of ${size.viewers} through nginx on their target's owner, ${team.disconnects} disconnects`,
         target: `≤ ${GOALS.cpuPerTargetPercent} %`,
         verdict: verdict(max([...perTargetPerReplica, ...perTarget(again)]) <= GOALS.cpuPerTargetPercent),
       },
@@ -509,6 +543,13 @@ export async function runTeam(options: BenchOptions, parent: Cleanups): Promise<
         condition: `one process, embedded store, the bundle on node ${nodeVersion}: ${size.targets} targets, ${size.viewers + size.remoteViewers} viewers, ${size.seconds} s`,
         result: `${fmt(alone.cpuPercent[0] ?? 0)} % of a core (${fmt((alone.cpuPercent[0] ?? 0) / size.targets, 2)} % per target; the bench's viewers ${fmt(alone.viewersCpuPercent)} %, the watched clusters ${fmt(alone.cpuPercent.slice(1).reduce((a, b) => a + b, 0))} %; the machine ${fmt(alone.machineBusyCores, 2)} of ${cpus().length} cores busy), sample → viewer p95 ${fmt(alone.latencyP95Ms)} ms, store ${fmt(mbPerTargetHour(alone.storeBytes, alone.seconds))} MB per target-hour (DuckDB folder growth); no failover`,
         target: 'comparison',
+        verdict: verdict(null),
+      },
+      {
+        measurement: 'team',
+        condition: `where one process's CPU per target goes (${size.targets} targets × ${RATE_HZ} Hz, node ${nodeVersion}, ${size.seconds} s each): the round trips alone (roundTripFloor.mjs: node-postgres, one session per target, the prepared fast statement, answers dropped); the one process sampling and recording with no viewer; with its ${size.viewers + size.remoteViewers} viewers (the row above)`,
+        result: `${breakdown([floorWindow, aloneUnwatched, alone])} % of a core per target (the machine ${[floorWindow, aloneUnwatched, alone].map((w) => fmt(w.machineBusyCores, 2)).join(' / ')} of ${cpus().length} cores busy)`,
+        target: 'reported',
         verdict: verdict(null),
       },
     ];

@@ -22,6 +22,8 @@ export interface ReplicaFleet {
   watched: EmbeddedPostgresServer;
   storeUrl: string;
   targetsFile: string;
+  /** Each target's URL, in targetIds' order, as the targets file lists it (passwords in passFile). */
+  targetUrls: readonly string[];
   passFile: string;
   /**
    * Starts a replica process with its own data folder; extra flags after the shared ones; `store`
@@ -82,14 +84,13 @@ export async function startReplicaFleet(
     configs.map((c) => `127.0.0.1:${String(c.port)}:*:${String(c.user)}:${String(c.password)}\n`).join(''),
   );
   await chmod(passFile, 0o600);
+  const targetUrls = targetIds.map((_, i) => {
+    const c = configs[i % configs.length] ?? {};
+    return `postgres://${String(c.user)}@127.0.0.1:${String(c.port)}/postgres`;
+  });
   await writeFile(
     targetsFile,
-    targetIds
-      .map((id, i) => {
-        const c = configs[i % configs.length] ?? {};
-        return `- name: ${id}\n  url: postgres://${String(c.user)}@127.0.0.1:${String(c.port)}/postgres\n`;
-      })
-      .join(''),
+    targetIds.map((id, i) => `- name: ${id}\n  url: ${targetUrls[i] ?? ''}\n`).join(''),
   );
   const runs: CliRun[] = [];
   const fleet: ReplicaFleet = {
@@ -97,6 +98,7 @@ export async function startReplicaFleet(
     watched,
     storeUrl,
     targetsFile,
+    targetUrls,
     passFile,
     spawn: async (replicaName, extra = [], store = storeUrl) => {
       const run = runCli(
