@@ -88,10 +88,7 @@ export async function startReplicaFleet(
     const c = configs[i % configs.length] ?? {};
     return `postgres://${String(c.user)}@127.0.0.1:${String(c.port)}/postgres`;
   });
-  await writeFile(
-    targetsFile,
-    targetIds.map((id, i) => `- name: ${id}\n  url: ${targetUrls[i] ?? ''}\n`).join(''),
-  );
+  await writeFile(targetsFile, targetIds.map((id, i) => `- name: ${id}\n  url: ${targetUrls[i] ?? ''}\n`).join(''));
   const runs: CliRun[] = [];
   const fleet: ReplicaFleet = {
     store,
