@@ -107,6 +107,34 @@ describe('team access in Chromium, behind an auth proxy that names the user', ()
     await context.close();
   });
 
+  it('is live over plain HTTP at a team host name, not only on loopback', async () => {
+    // A browser treats only loopback as secure: elsewhere a policy upgrading http to https (or
+    // HSTS) leaves the page blank behind a team's http proxy. The name resolves to this machine.
+    const named = await launchChromium(['--host-resolver-rules=MAP aioscope.test 127.0.0.1']);
+    try {
+      const url = `http://aioscope.test:${new URL(base).port}/`;
+      const context = await named.browser.newContext();
+      await context.addCookies([{ name: SESSION_COOKIE, value: 'bob', url }]);
+      const errors = collectConsoleErrors(context);
+      const page = await context.newPage();
+      const response = await page.goto(url);
+      expect(response?.headers()['strict-transport-security']).toBeUndefined();
+      await page.getByTestId('user-name').filter({ hasText: 'bob · viewer' }).waitFor({ timeout: 30_000 });
+      await page
+        .getByTestId('connection-state')
+        .filter({ hasText: /^live$/ })
+        .waitFor({ timeout: 30_000 });
+      // Chromium says it ignores Cross-Origin-Opener-Policy on an origin that is not secure; it is
+      // kept for where it holds (loopback, https through the team's proxy).
+      expect(errors.filter((error) => !/^The Cross-Origin-Opener-Policy header has been ignored/.test(error))).toEqual(
+        [],
+      );
+      await context.close();
+    } finally {
+      await named.close();
+    }
+  });
+
   it('draws the header with the user name at 420 and 1920 px, dark and light', async () => {
     for (const width of [420, 1920]) {
       const { context, lab } = await openAs('dana.lee@example.com', width);

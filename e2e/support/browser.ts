@@ -6,9 +6,14 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(): Promise<LaunchedBrowser> {
+/** `extraArgs`: flags for this launch besides CHROMIUM_ARGS (a host resolver rule, say). */
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<LaunchedBrowser> {
   // Playwright gives each launch a new empty profile of its own and removes it on close.
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: [...CHROMIUM_ARGS, ...extraArgs],
+  });
   return {
     browser,
     async close(): Promise<void> {

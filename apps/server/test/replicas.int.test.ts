@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { targetListSchema } from '@aioscope/spec';
+import { historyEventsSchema, targetListSchema } from '@aioscope/spec';
 import { PG_SCHEMA } from '../src/history/pgStore/pgStoreSchema.ts';
 import { runCli } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
@@ -76,6 +76,27 @@ describe('replicas sharing a store', () => {
     );
     const takeoverMs = Date.now() - killedAt;
     expect(takeoverMs).toBeLessThan(5_000 + 2_000); // a target's monitor needs up to ~2 s to go live
+    // The history says where sampling went: the taken target's marker after the kill names b,
+    // as its /metrics label does (host, pid and a nonce without --replica-name).
+    const bLabel = /aioscope_replica_owned_targets\{replica="([^"]+)"\}/.exec(
+      await (await fetch(new URL('/metrics', b.url))).text(),
+    )?.[1];
+    expect(bLabel).toBeDefined();
+    const takenOver = ownedByA[0] ?? '';
+    await waitUntil(
+      async () => {
+        const response = await fetch(
+          new URL(`/api/targets/${takenOver}/history/events?from=${killedAt - 1_000}&to=${Date.now() + 1_000}`, b.url),
+        );
+        const { events } = historyEventsSchema.parse(await response.json());
+        return events.some(
+          (event) => event.kind === 'connected' && event.message === `connected, sampled by replica ${bLabel ?? ''}`,
+        );
+      },
+      10_000,
+      `a marker of ${takenOver} naming replica b (${bLabel ?? ''}) once it took it over`,
+      200,
+    );
     // History keeps frames of every target, and no second of one target was written by two replicas.
     const team = await connect(fleet.store, { database: 'team' });
     await waitUntil(

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditReportSchema, processDetailSchema, targetListSchema } from '@aioscope/spec';
+import { auditReportSchema, overviewSchema, processDetailSchema, targetListSchema } from '@aioscope/spec';
 import { connectViewer, joinAs, type Viewer } from './support/liveViewer.ts';
 import { sleep, waitUntil } from './support/polling.ts';
 import type { CliRun } from './support/cliProcess.ts';
@@ -55,6 +55,24 @@ describe('a replica relaying what another one samples', () => {
       100,
     );
 
+    // The overview is the team's whichever replica answers: a row per target, the remote one as its owner sees it.
+    for (const replica of [a, b]) {
+      await waitUntil(
+        async () => {
+          const { rows } = overviewSchema.parse((await getJson(replica.url, '/api/overview')).body);
+          const remoteRow = rows.find((row) => row.target.id === remoteTarget);
+          const ids = rows.map((row) => row.target.id).sort();
+          return ids.join() === [...TARGET_IDS].sort().join() && (remoteRow?.sampling.achievedHz ?? 0) > 0;
+        },
+        10_000,
+        'both targets in the overview, the remote one sampled',
+        200,
+      );
+    }
+    const overviewOnB = overviewSchema.parse((await getJson(b.url, '/api/overview')).body);
+    expect(overviewOnB.rows.map((row) => row.target.id).sort()).toEqual([...TARGET_IDS].sort());
+    expect(overviewOnB.rows.every((row) => row.target.status.state === 'live')).toBe(true);
+
     // A backend of the watched server, asked about on b, which does not sample that target.
     const pid = (await backend.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0;
     const detail = await getJson(b.url, `/api/targets/${remoteTarget}/processes/${pid}`);
@@ -98,6 +116,18 @@ describe('a replica relaying what another one samples', () => {
       [remoteTarget]: 'reconnecting',
     });
     expect(listed.find((t) => t.id === remoteTarget)?.status.message).toMatch(/Redis .* is unreachable/);
+    const overviewWithout = overviewSchema.parse((await getJson(b.url, '/api/overview')).body);
+    const remoteRowWithout = overviewWithout.rows.find((row) => row.target.id === remoteTarget);
+    expect(overviewWithout.rows.map((row) => [row.target.id, row.target.status.state])).toEqual([
+      // Most in need of attention first: the one b cannot see.
+      [remoteTarget, 'reconnecting'],
+      [localTarget, 'live'],
+    ]);
+    expect(remoteRowWithout?.attention.reasons.map((reason) => reason.kind)).toEqual(['disconnected']);
+    expect(remoteRowWithout?.attention.reasons[0]?.message).toMatch(
+      /^reconnecting for \d+ s: .*Redis .* is unreachable/,
+    );
+    expect(remoteRowWithout?.sampling.achievedHz).toBeNull();
     const auditWithout = await getJson(b.url, `/api/targets/${remoteTarget}/audit`);
     expect(auditWithout.status).toBe(503);
     expect(JSON.stringify(auditWithout.body)).toMatch(/Redis .* is unreachable/);

@@ -6,6 +6,7 @@ import { io as connectSocket, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   historyFramesSchema,
+  overviewSchema,
   type ClientToServerEvents,
   type LiveFrame,
   type ServerToClientEvents,
@@ -36,11 +37,19 @@ const HEADER = 'X-Forwarded-User';
 const AS_BOB = { [HEADER]: 'bob' };
 type Viewer = Socket<ServerToClientEvents, ClientToServerEvents>;
 
+/**
+ * What a browser's socket handshake through nginx carries: the SSO proxy's user header and the
+ * page's Origin, port included, which each replica checks against the Host nginx passes on.
+ */
+function asBrowserOn(url: string): Record<string, string> {
+  return { ...AS_BOB, Origin: new URL(url).origin };
+}
+
 /** A viewer through one address that reconnects (through it) and joins `targetIds` again each time. */
 function viewer(url: string, targetIds: readonly string[]): { socket: Viewer; frames: Map<string, LiveFrame[]> } {
   const socket: Viewer = connectSocket(url, {
     transports: ['websocket'],
-    extraHeaders: AS_BOB,
+    extraHeaders: asBrowserOn(url),
     reconnectionDelay: 200,
     reconnectionDelayMax: 500,
   });
@@ -93,7 +102,7 @@ function pageLink(
     connectSocket(url, {
       transports: ['websocket'],
       forceNew: true,
-      extraHeaders: AS_BOB,
+      extraHeaders: asBrowserOn(url),
       reconnectionDelay: 200,
       reconnectionDelayMax: 500,
       ...(replica === undefined ? {} : { query: { replica } }),
@@ -217,6 +226,21 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
     for (const id of TARGET_IDS) {
       expect(sampledIn(scrapes, id), id).toHaveLength(1);
     }
+
+    // The overview through the one address: every target once, each naming the replica that samples it.
+    await waitUntil(
+      async () => {
+        const response = await fetch(new URL('/api/overview', nginx.url), { headers: AS_BOB });
+        const { rows } = overviewSchema.parse(await response.json());
+        const shown = new Map(rows.map((row) => [row.target.id, row.target.replica]));
+        return (
+          rows.length === TARGET_IDS.length && TARGET_IDS.every((id) => shown.get(id) === nameOf(owners.get(id)?.[0]))
+        );
+      },
+      10_000,
+      'the overview through nginx: every target, named by its owner',
+      200,
+    );
 
     // Access: the header from an address that is not a trusted proxy is refused; bob may not start a lab run.
     const untrusted = await fromUntrusted(replicas[0]?.url ?? '');

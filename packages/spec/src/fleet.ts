@@ -41,8 +41,11 @@ export const overviewRowSchema = z.object({
   auditWarnings: z.number().nullable(),
   /** What sampling this server costs, and the rate it achieves. */
   sampling: z.object({
-    /** Achieved fast-tick rate over the last 10 s, samples per second. */
-    achievedHz: z.number(),
+    /**
+     * Achieved fast-tick rate over the last 10 s, samples per second; null when this replica cannot
+     * know it (another replica samples the server and cannot be asked: the live adapter is down).
+     */
+    achievedHz: z.number().nullable(),
     /** The rate asked for: a number, or 'auto' (the cost budget picks it). */
     requested: z.union([z.number(), z.literal('auto')]),
     /** Database-side time of sampling over wall time, as a share of one core; null until measured. */

@@ -20,6 +20,7 @@ import { registerRecordingRoutes } from '../routes/historyRecordings.ts';
 import { registerHistoryRoutes } from '../routes/historyRoutes.ts';
 import { registerLabRoutes } from '../routes/lab.ts';
 import { registerRaceRoutes } from '../routes/race.ts';
+import { OverviewTracker } from '../fleet/overviewTracker.ts';
 import { registerOverviewRoute } from '../routes/overview.ts';
 import { registerReadinessRoute } from '../routes/readiness.ts';
 import { registerTargetRoutes } from '../routes/targets.ts';
@@ -73,8 +74,13 @@ export const aioscopeApp = fp<AppOptions>(
           imgSrc: ["'self'", 'data:'],
           styleSrc: ["'self'", "'unsafe-inline'"],
           scriptSrc: ["'self'"],
+          // aioscope serves plain HTTP: a browser would ask for the scripts over https at any name
+          // but loopback's (a team's http://aioscope.internal) and draw a blank page.
+          upgradeInsecureRequests: null,
         },
       },
+      // Whether the address has TLS is for the proxy that terminates it to say, not this process.
+      strictTransportSecurity: false,
     });
     await app.register(cookie);
     const access: AccessPolicy =
@@ -126,12 +132,14 @@ export const aioscopeApp = fp<AppOptions>(
       ...(replica === null || recording === undefined ? {} : { recording: () => recording() }),
       ...(adapterHealth === undefined ? {} : { adapter: adapterHealth.now }),
     });
-    registerOverviewRoute(app, {
+    const overview = new OverviewTracker({
       monitors: options.monitors,
       ...(options.fleet === undefined
         ? {}
         : { changes: options.fleet.changes, view: options.fleet.view, targetsFile: options.fleet.targetsFile }),
     });
+    app.addHook('onClose', async () => overview.close());
+    registerOverviewRoute(app, overview, remote, options.live?.replicaName);
     registerHistoryRoutes(app, historySources);
     registerHistoryExportRoutes(app, historySources);
     await registerRecordingRoutes(app, recordings);
@@ -173,6 +181,7 @@ export const aioscopeApp = fp<AppOptions>(
         ? {}
         : { onTakenElsewhere: (targetId: string) => void ownership.takenElsewhere(targetId) }),
       ...(listedBy === null ? {} : { isListed: (targetId: string) => listedBy().listed.includes(targetId) }),
+      overviewRows: () => overview.overview().rows,
       ...(options.live ?? {}),
     });
   },

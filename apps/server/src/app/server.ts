@@ -94,6 +94,7 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
       dataDir: config.dataDir,
       record: config.record,
       replicaId,
+      replicaLabel: config.replicaName ?? replicaId,
       log,
     });
     await app.register(async (instance) => {

@@ -16,6 +16,11 @@ export interface OverviewSources {
   now?: () => number;
 }
 
+/** The overview's order: most in need of attention first, then by name. Sorts in place. */
+export function byAttention(rows: OverviewRow[]): OverviewRow[] {
+  return rows.sort((a, b) => b.attention.score - a.attention.score || a.target.name.localeCompare(b.target.name));
+}
+
 /**
  * GET /api/overview's data: a TargetOverview per monitor, kept from the monitor's events, and the
  * attention rules of core applied to it at request time. Audits come from the cache /metrics
@@ -48,8 +53,7 @@ export class OverviewTracker {
       const tracked = this.tracked.get(monitor);
       if (tracked !== undefined) rows.push(this.row(monitor, tracked));
     }
-    rows.sort((a, b) => b.attention.score - a.attention.score || a.target.name.localeCompare(b.target.name));
-    return { rows, targetsFile: this.sources.targetsFile?.() ?? null };
+    return { rows: byAttention(rows), targetsFile: this.sources.targetsFile?.() ?? null };
   }
 
   close(): void {

@@ -39,6 +39,11 @@ export class Recorder {
     private readonly store: Pick<HistoryStore, 'enqueue'>,
     private readonly initial: TargetSummary,
     private readonly audits: AuditFeed | null = null,
+    /**
+     * Replicas sharing a store: this replica's name, on each 'connected' marker, so the history
+     * tells which replica sampled from then on (a handover reads as "connected, sampled by b").
+     */
+    private readonly sampledBy: string | null = null,
   ) {}
 
   /**
@@ -150,7 +155,12 @@ export class Recorder {
   private note(observation: Observation): HistoryEvent[] {
     const derived = observe(this.watched, observation);
     this.watched = derived.state;
-    for (const event of derived.events) this.save(event);
+    for (const event of derived.events)
+      this.save(
+        event.kind === 'connected' && this.sampledBy !== null
+          ? { ...event, message: `${event.message}, sampled by replica ${this.sampledBy}` }
+          : event,
+      );
     return derived.events;
   }
 

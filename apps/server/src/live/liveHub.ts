@@ -5,6 +5,7 @@ import {
   type ClientToServerEvents,
   type JoinTargetReply,
   type LiveSnapshot,
+  type OverviewRow,
   type ServerToClientEvents,
 } from '@aioscope/spec';
 import type { FastifyInstance } from 'fastify';
@@ -93,6 +94,8 @@ export interface LiveHubOptions {
    * not asked of the other replicas (a room and a Redis channel for a name nobody samples).
    */
   isListed?: (targetId: string) => boolean;
+  /** With --adapter: this replica's rows of GET /api/overview, answered to the others for theirs. */
+  overviewRows?: () => OverviewRow[];
 }
 
 /** The room's sockets whose queue says they stopped reading. */
@@ -264,6 +267,9 @@ function createLiveHub(
     });
     io.on('summariesOf', (answer) =>
       answer([...monitors.values()].map((monitor) => ({ ...monitor.summary(), ...named }))),
+    );
+    io.on('overviewOf', (answer) =>
+      answer((options.overviewRows?.() ?? []).map((row) => ({ ...row, target: { ...row.target, ...named } }))),
     );
     serveRelayedRequests(io, monitors);
     const stopFollowingHealth = options.adapterHealth?.onChange((health) => {

@@ -1,7 +1,8 @@
-import type { UpgradeTargetVersion } from '@aioscope/core';
+import { ATTENTION_WEIGHTS, type UpgradeTargetVersion } from '@aioscope/core';
 import type {
   ClientToServerEvents,
   LiveSnapshot,
+  OverviewRow,
   ServerToClientEvents,
   TargetStatus,
   TargetSummary,
@@ -30,6 +31,8 @@ export interface InterServerEvents {
   snapshotOf: (targetId: string, answer: (reply: OwnerSnapshot | null) => void) => void;
   /** The summaries of the targets a replica samples. */
   summariesOf: (answer: (summaries: TargetSummary[]) => void) => void;
+  /** The rows of GET /api/overview for the targets a replica samples. */
+  overviewOf: (answer: (rows: OverviewRow[]) => void) => void;
   /** GET /api/targets/:id/processes/:pid on the owner. */
   processDetailOf: (targetId: string, pid: number, answer: (reply: RemoteAnswer | null) => void) => void;
   /** GET /api/targets/:id/audit on the owner; null: the next version. */
@@ -94,6 +97,8 @@ export function serveRelayedRequests(io: RelayServer, monitors: ReadonlyMap<stri
 export interface RemoteTargets {
   /** Their summaries; while the adapter's Redis is lost, the last ones seen, each saying why it is not live. */
   summaries(): Promise<TargetSummary[]>;
+  /** Their overview rows; while the adapter's Redis is lost, the last ones seen, each saying why it is not live. */
+  overviewRows(): Promise<OverviewRow[]>;
   /** Their owner's answer; null when no replica owns the target. */
   processDetail(targetId: string, pid: number): Promise<RemoteAnswer | null>;
   audit(targetId: string, targetVersion: UpgradeTargetVersion | undefined): Promise<RemoteAnswer | null>;
@@ -113,9 +118,53 @@ export function notRelayedStatus(health: AdapterHealth, since: number, last: Tar
   };
 }
 
+/**
+ * An overview row last seen of a target another replica samples, while the adapter's Redis is
+ * lost: what its owner saw then is not known now, so the row says why and only that.
+ */
+export function notRelayedRow(row: OverviewRow, status: TargetStatus, now: number): OverviewRow {
+  const since = Math.round((now - status.since) / 1000);
+  return {
+    ...row,
+    target: { ...row.target, status },
+    attention: {
+      score: ATTENTION_WEIGHTS.disconnected,
+      reasons: [{ kind: 'disconnected', message: `${status.state} for ${since} s: ${status.message ?? ''}` }],
+    },
+    auditWarnings: null,
+    sampling: { ...row.sampling, achievedHz: null, dbCostShare: null },
+  };
+}
+
+/**
+ * What the other replicas answered about the targets they sample, remembered for while Redis is
+ * lost (then each says why it is not live); forgotten when every replica answered without it.
+ */
+function lastSeen<T>(idOf: (item: T) => string, whileLost: (item: T, status: TargetStatus) => T) {
+  const seen = new Map<string, T>();
+  return {
+    answered(found: T[], complete: boolean): T[] {
+      if (complete) seen.clear();
+      for (const item of found) seen.set(idOf(item), item);
+      return found;
+    },
+    lost(health: AdapterHealth, since: number, statusOf: (item: T) => TargetStatus): T[] {
+      return [...seen.values()].map((item) => whileLost(item, notRelayedStatus(health, since, statusOf(item))));
+    },
+    has: (id: string): boolean => seen.has(id),
+  };
+}
+
 /** RemoteTargets through the adapter (`io` once the live hub made it): requests go to every replica, the owner answers. */
 export function relayedTargets(io: () => RelayServer, health: LiveAdapterHealth | undefined): RemoteTargets {
-  const seen = new Map<string, TargetSummary>();
+  const summaries = lastSeen<TargetSummary>(
+    (summary) => summary.id,
+    (summary, status) => ({ ...summary, status }),
+  );
+  const rows = lastSeen<OverviewRow>(
+    (row) => row.target.id,
+    (row, status) => notRelayedRow(row, status, Date.now()),
+  );
   let lostSince = Date.now();
   health?.onChange((now) => {
     if (!now.ok) lostSince = Date.now();
@@ -131,7 +180,7 @@ export function relayedTargets(io: () => RelayServer, health: LiveAdapterHealth 
   ): Promise<RemoteAnswer | null> => {
     const lost = down();
     if (lost !== null)
-      return seen.has(targetId)
+      return summaries.has(targetId)
         ? { ok: false, status: 503, error: notRelayedStatus(lost, lostSince, null).message ?? '' }
         : null;
     const { answers } = await askOtherReplicas(send);
@@ -140,16 +189,19 @@ export function relayedTargets(io: () => RelayServer, health: LiveAdapterHealth 
   return {
     summaries: async () => {
       const lost = down();
-      if (lost !== null)
-        return [...seen.values()].map((s) => ({ ...s, status: notRelayedStatus(lost, lostSince, s.status) }));
+      if (lost !== null) return summaries.lost(lost, lostSince, (summary) => summary.status);
       const { answers, complete } = await askOtherReplicas<TargetSummary[]>((answer) =>
         io().serverSideEmit('summariesOf', answer),
       );
-      const found = answers.flat();
-      // Forget what no replica samples any more only when every replica answered.
-      if (complete) seen.clear();
-      for (const summary of found) seen.set(summary.id, summary);
-      return found;
+      return summaries.answered(answers.flat(), complete);
+    },
+    overviewRows: async () => {
+      const lost = down();
+      if (lost !== null) return rows.lost(lost, lostSince, (row) => row.target.status);
+      const { answers, complete } = await askOtherReplicas<OverviewRow[]>((answer) =>
+        io().serverSideEmit('overviewOf', answer),
+      );
+      return rows.answered(answers.flat(), complete);
     },
     processDetail: (targetId, pid) =>
       ask(targetId, (answer) => io().serverSideEmit('processDetailOf', targetId, pid, answer)),

@@ -27,6 +27,8 @@ export interface HistoryPluginOptions {
   record: RecordingLimits & { enabled: boolean; store: string | null };
   /** This process among replicas sharing the store (newReplicaId). */
   replicaId: string;
+  /** Its name in the history's markers when it shares the store with others (--replica-name, else replicaId). */
+  replicaLabel: string;
   log: Logger;
 }
 
@@ -82,7 +84,13 @@ export const historyPlugin = fp<HistoryPluginOptions>(
       const previous = await store.storedDescription(monitor.id);
       if (app.monitors.get(monitor.id) !== monitor) return; // removed while the store answered
       // From the summary to the subscriptions without an await: no status change falls between.
-      const recorder = new Recorder(monitor, store, monitor.summary(), sharedAuditCache(monitor));
+      const recorder = new Recorder(
+        monitor,
+        store,
+        monitor.summary(),
+        sharedAuditCache(monitor),
+        ownership === null ? null : options.replicaLabel,
+      );
       recorder.start(previous);
       const paused = store.recordingStatus();
       if (paused.state === 'paused') recorder.addEvent('recordingPaused', `recording paused: ${paused.reason ?? ''}`);

@@ -155,13 +155,14 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
         )}
       </td>
       <td className="numeric">
-        {formatNumber(row.sampling.achievedHz, 0)} Hz
+        {row.sampling.achievedHz === null ? '– (not known here)' : `${formatNumber(row.sampling.achievedHz, 0)} Hz`}
         <div className="muted">{row.sampling.requested === 'auto' ? 'auto' : `asked ${row.sampling.requested} Hz`}</div>
         {/* Round-trip time over wall time: an upper bound of the server's share of one core. A line of
             its own, so the column stays narrow enough for the table to fit a laptop's width. */}
         {row.sampling.dbCostShare !== null && (
           <div className="muted sampling-cost">cost ≤ {formatPercent(row.sampling.dbCostShare)} of a core</div>
         )}
+        {row.target.replica !== undefined && <div className="muted">by replica {row.target.replica}</div>}
       </td>
     </tr>
   );
@@ -236,7 +237,7 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
                   The fast tick&apos;s achieved rate over the last 10 s, the rate asked for (a number, or auto: the cost
                   budget picks it), and its cost: the share of wall time its round trips took, an upper bound of the
                   database-side cost of watching the server as a share of one core (it includes the network and
-                  aioscope&apos;s own event loop).
+                  aioscope&apos;s own event loop). With replicas sharing the servers, the replica that samples each.
                 </Explain>
               </th>
             </tr>

@@ -113,16 +113,25 @@ export function Header({ target, connection, now, theme, onToggleTheme, actions 
           {badge.label}
         </div>
         <div className="rates">
-          pg_aios + wait events: {target?.sampleRateHz ?? '–'} Hz · pg_stat_io: {target?.statRateHz ?? '–'} Hz{' '}
+          pg_aios + wait events: {target?.sampleRateHz ?? '–'} Hz · pg_stat_io: {target?.statRateHz ?? '–'} Hz
+          {target?.replica !== undefined ? (
+            <span data-testid="sampled-by"> · sampled by replica {target.replica}</span>
+          ) : null}{' '}
           <Explain label="sample rates">
             How often each source is read. Every figure on this page comes from one of these.
+            {target?.replica !== undefined
+              ? ` Replicas share the servers to watch: replica ${target.replica} samples this one, and any replica shows it live.`
+              : ''}
           </Explain>
         </div>
         <div className="header-actions">
           <UserBadge />
-          {actions}
-          {/* Named by its visible text, so a voice user can say what they see. */}
-          <ThemeToggle theme={theme} onToggle={onToggleTheme} />
+          {/* The buttons wrap as one: on a phone the name may take a line of its own, never one button. */}
+          <div className="header-buttons">
+            {actions}
+            {/* Named by its visible text, so a voice user can say what they see. */}
+            <ThemeToggle theme={theme} onToggle={onToggleTheme} />
+          </div>
         </div>
       </div>
       {badge.detail !== '' ? <div className={`status-detail status-${badge.tone}`}>{badge.detail}</div> : null}
