@@ -144,7 +144,7 @@ describe('scan lab in Chromium', () => {
     try {
       const { context, consoleErrors, lab } = await newLabPage(await waitForUrl(app));
       await lab.fill({ variants: 'icl=1', rounds: '1', tableMb: '16' });
-      await lab.field('confirm server name').fill('not the name');
+      await lab.field("type the server's name to confirm").fill('not the name');
       await lab.runButton().click();
       await lab.panel.getByText(/confirm by sending confirmTarget/).waitFor();
       expect(await lab.formErrors()).toEqual([expect.stringMatching(/^confirm by sending confirmTarget = "/)]);

@@ -13,7 +13,7 @@ export class LabPanelPage {
     await this.panel.waitFor();
   }
 
-  field(label: 'variants' | 'rounds' | 'table size in MB' | 'confirm server name'): Locator {
+  field(label: 'variants' | 'rounds' | 'table size in MB' | "type the server's name to confirm"): Locator {
     return this.panel.getByLabel(label, { exact: true });
   }
 

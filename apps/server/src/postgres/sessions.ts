@@ -47,7 +47,9 @@ export function describeDatabaseError(error: unknown): string {
     if (code === 'ECONNREFUSED') return `connection refused (${message.replace(/^connect /, '')})`;
     if (code === 'ENOTFOUND') return `host not found (${message.replace(/^getaddrinfo /, '')})`;
     if (code === '57014') return 'query cancelled by statement_timeout (server slow or blocked)';
-    if (code === '42501') return `permission denied: ${message}`;
+    // PostgreSQL's own text often says so already ("permission denied for table t"); "must be
+    // owner of table t" does not.
+    if (code === '42501') return /^permission denied\b/i.test(message) ? message : `permission denied: ${message}`;
     if (code === '28P01' || code === '28000') return `authentication failed: ${message}`;
     if (code === '3D000') return message;
     if (message === 'Query read timeout') return 'no answer from the server in time (hung or overloaded)';

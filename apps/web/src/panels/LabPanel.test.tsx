@@ -1,4 +1,5 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { labUnavailableReason } from '@aioscope/core';
 import type { LabExperimentInput, LabInfo, TargetSummary } from '@aioscope/spec';
 import type { ReactNode } from 'react';
 import { afterEach, beforeAll, describe, expect, test, vi } from 'vitest';
@@ -71,13 +72,51 @@ describe('LabPanel form', () => {
     await expect.element(runButton).toBeEnabled();
   });
 
+  test('says why the lab is off, the flag that turns it on kept on one line', async () => {
+    const unavailable = labUnavailableReason({ embedded: false, allowExternal: false, targetName: target.name });
+    await renderLab(labOn(false, { unavailable: unavailable ?? '' }));
+    const flag = lab.getByText('--allow-lab', { exact: true });
+    await expect.element(flag).toBeVisible();
+    expect(flag.element().tagName).toBe('CODE');
+    expect(getComputedStyle(flag.element()).whiteSpace).toBe('nowrap');
+    expect(lab.element().textContent).toContain(unavailable);
+  });
+
+  test("each field's spoken name holds the words of its visible label (label in name)", async () => {
+    await renderLab(labOn(false));
+    await expect.element(runButton).toBeEnabled();
+    const words = (text: string): string =>
+      text
+        .toLowerCase()
+        .replace(/[^a-z0-9' ]+/g, ' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+    const fields = [...document.querySelectorAll<HTMLLabelElement>('.lab-form label')].flatMap((label) => {
+      const control = label.querySelector('input, select');
+      // The label's own words: its text nodes, not the options of a select or a value shown after it.
+      const visible = words(
+        [...label.childNodes].map((node) => (node.nodeType === Node.TEXT_NODE ? node.textContent : '')).join(' '),
+      );
+      return control === null || visible === '' ? [] : [{ visible, name: words(control.ariaLabel ?? visible) }];
+    });
+    expect(fields.map((field) => field.visible)).toEqual([
+      'drill',
+      'variants',
+      'cache',
+      'rounds',
+      'table size in mb',
+      "type the server's name to confirm",
+    ]);
+    for (const field of fields) expect(field.name, field.visible).toContain(field.visible);
+  });
+
   test('on an external server: the drill as chosen and the name typed to confirm are what is sent', async () => {
     const sent = await renderLab(labOn(false));
     await expect.element(lab.getByRole('option', { name: 'io_method sync vs worker' })).not.toBeInTheDocument();
     await lab.getByRole('combobox', { name: 'drill' }).selectOptions('io_combine_limit 1 vs 16 (read combining)');
     await lab.getByRole('combobox', { name: 'cache state' }).selectOptions('warm (no eviction)');
     await lab.getByRole('spinbutton', { name: 'table size in MB' }).fill('64');
-    await lab.getByRole('textbox', { name: 'confirm server name' }).fill(target.name);
+    await lab.getByRole('textbox', { name: "type the server's name to confirm" }).fill(target.name);
     await runButton.click();
     await vi.waitFor(() => expect(started(sent)).toHaveLength(1));
     const [body] = started(sent);
@@ -88,7 +127,9 @@ describe('LabPanel form', () => {
 
   test('on the embedded server: server-restarting drills and direct I/O are offered, and direct I/O is sent', async () => {
     const sent = await renderLab(labOn(true));
-    await expect.element(lab.getByRole('textbox', { name: 'confirm server name' })).not.toBeInTheDocument();
+    await expect
+      .element(lab.getByRole('textbox', { name: "type the server's name to confirm" }))
+      .not.toBeInTheDocument();
     await lab.getByRole('combobox', { name: 'drill' }).selectOptions('io_workers 1 vs 3');
     await lab.getByRole('checkbox', { name: 'direct I/O (developer setting)' }).click();
     await runButton.click();
@@ -104,7 +145,7 @@ describe('LabPanel form', () => {
     await renderLab(labOn(false), { status: 400, json: { error: refusal } });
     await runButton.click();
     await expect.element(formError).toHaveTextContent(refusal);
-    await lab.getByRole('textbox', { name: 'confirm server name' }).fill(target.name);
+    await lab.getByRole('textbox', { name: "type the server's name to confirm" }).fill(target.name);
     await expect.element(formError).not.toHaveTextContent(refusal);
   });
 

@@ -23,6 +23,7 @@ import { useRaceLocation } from '../race/raceLocation.ts';
 import { RaceView } from '../race/RaceView.tsx';
 import { ExplainIoFigures } from './ExplainIoFigures.tsx';
 import { EmptyState, Explain, Panel } from './Panel.tsx';
+import { FlagText } from './FlagText.tsx';
 import './LabPanel.css';
 
 const CACHE_LABELS: Record<CacheState, string> = {
@@ -330,7 +331,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
     >
       {operatorOnly !== null && info.data?.unavailable === undefined ? (
         <p className="lab-operator-only" id={operatorOnlyId} data-testid="lab-operator-only">
-          {operatorOnly}
+          <FlagText text={operatorOnly} />
         </p>
       ) : null}
       {embedded && info.data?.unavailable === undefined ? (
@@ -352,7 +353,9 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
         </div>
       ) : null}
       {info.data?.unavailable !== undefined ? (
-        <EmptyState>{info.data.unavailable}</EmptyState>
+        <EmptyState>
+          <FlagText text={info.data.unavailable} />
+        </EmptyState>
       ) : (
         <form className="lab-form" onSubmit={submit} noValidate>
           <label>
@@ -406,7 +409,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
             />
           </label>
           <label>
-            table MB
+            table size in MB
             <input
               type="number"
               inputMode="numeric"
@@ -438,7 +441,7 @@ export const LabPanel = memo(function LabPanel({ target }: { target: TargetSumma
               <input
                 value={confirm}
                 onChange={(e) => edit(() => setConfirm(e.target.value))}
-                aria-label="confirm server name"
+                aria-label="type the server's name to confirm"
               />
             </label>
           )}
