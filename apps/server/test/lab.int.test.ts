@@ -154,6 +154,49 @@ describe('scan lab on a real embedded PostgreSQL 18', () => {
     expect(await objectCount()).toBe(before);
   });
 
+  it('on a server where its role may not create pg_buffercache, fails at once saying who can', async () => {
+    // A team's server: a database without the extension, a role that may create tables but is no
+    // superuser. A session of its own: the lab's restarts above ended `admin`'s.
+    const superuser = await connect(server);
+    try {
+      await superuser.query('DROP DATABASE IF EXISTS lab_no_extension');
+      await superuser.query('DROP ROLE IF EXISTS lab_user');
+      await superuser.query("CREATE ROLE lab_user LOGIN PASSWORD 'lab-user-password'");
+      await superuser.query('CREATE DATABASE lab_no_extension OWNER lab_user');
+    } finally {
+      await superuser.end();
+    }
+    const name = 'lab_user@127.0.0.1/lab_no_extension';
+    const external = new LabService({
+      target: {
+        id: 'team-server',
+        kind: 'external',
+        name,
+        clientConfig: {
+          ...target.clientConfig,
+          user: 'lab_user',
+          password: 'lab-user-password',
+          database: 'lab_no_extension',
+        },
+      },
+      embedded: null,
+      resultsDir: RESULTS,
+      allowExternal: true,
+    });
+    const experiment = await runToEnd(external, {
+      tableMb: 16,
+      cacheState: 'warm',
+      rounds: 1,
+      confirmTarget: name,
+      variants: [{ name: 'a' }],
+    });
+    expect(experiment.status).toBe('failed');
+    expect(experiment.runs).toEqual([]);
+    expect(experiment.error).toBe(
+      'permission denied to create extension "pg_buffercache": the lab evicts its table with pg_buffercache, which is not a trusted extension; a superuser must run CREATE EXTENSION pg_buffercache in this database first',
+    );
+  });
+
   it('rejects hostile input over REST with a clear message and creates nothing', async () => {
     const { app } = await buildApp({ monitors: new Map(), lab, webRoot: '/nonexistent' });
     try {

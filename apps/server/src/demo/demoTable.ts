@@ -11,6 +11,7 @@ import {
   freezeDemoTableSql,
   ownTableName,
 } from '@aioscope/core';
+import { describeDatabaseError } from '../postgres/sessions.ts';
 import { dropFromOsCache, osCacheResidency, segmentPaths } from './osCache.ts';
 
 /** Each row is ~ 250 bytes, ~ 30 rows per 8 kB page. */
@@ -36,7 +37,13 @@ export async function ensureDemoTable(
   table: string = DEMO_TABLE,
 ): Promise<DemoTableInfo> {
   ownTableName(table);
-  await client.query(DEMO_EXTENSION_SQL);
+  await client.query(DEMO_EXTENSION_SQL).catch((error: unknown) => {
+    // A role that may not create it (the lab on a user's server): say who can, not only "denied".
+    if ((error as { code?: string }).code !== '42501') throw error;
+    throw new Error(
+      `${describeDatabaseError(error)}: the lab evicts its table with pg_buffercache, which is not a trusted extension; a superuser must run CREATE EXTENSION pg_buffercache in this database first`,
+    );
+  });
   await client.query(demoSchemaSql(table));
   const existing = await client.query<{ bytes: string | null }>(RELATION_BYTES_SQL, [table]);
   const existingBytes = Number(existing.rows[0]?.bytes ?? 0);
