@@ -137,9 +137,10 @@ export const aioscopeApp = fp<AppOptions>(
       ...(options.fleet === undefined
         ? {}
         : { changes: options.fleet.changes, view: options.fleet.view, targetsFile: options.fleet.targetsFile }),
+      ...(options.live?.replicaName === undefined ? {} : { replicaName: options.live.replicaName }),
     });
     app.addHook('onClose', async () => overview.close());
-    registerOverviewRoute(app, overview, remote, options.live?.replicaName);
+    registerOverviewRoute(app, overview, remote);
     registerHistoryRoutes(app, historySources);
     registerHistoryExportRoutes(app, historySources);
     await registerRecordingRoutes(app, recordings);

@@ -14,6 +14,8 @@ export interface OverviewSources {
   view?: (id: string) => FleetEntryView | undefined;
   targetsFile?: () => TargetsFileState | null;
   now?: () => number;
+  /** --replica-name: each row names this replica as its target's sampler, as /api/targets does. */
+  replicaName?: string;
 }
 
 /** The overview's order: most in need of attention first, then by name. Sorts in place. */
@@ -61,7 +63,8 @@ export class OverviewTracker {
   }
 
   private row(monitor: TargetMonitor, tracked: TargetOverview): OverviewRow {
-    const target = monitor.summary();
+    const summary = monitor.summary();
+    const target = this.sources.replicaName === undefined ? summary : { ...summary, replica: this.sources.replicaName };
     const view = this.sources.view?.(monitor.id);
     const report = sharedAuditCache(monitor).current(target.status.state === 'live');
     const auditWarnings = report === null ? null : report.findings.filter((f) => f.level === 'warn').length;

@@ -94,7 +94,7 @@ export interface LiveHubOptions {
    * not asked of the other replicas (a room and a Redis channel for a name nobody samples).
    */
   isListed?: (targetId: string) => boolean;
-  /** With --adapter: this replica's rows of GET /api/overview, answered to the others for theirs. */
+  /** With --adapter: this replica's rows of GET /api/overview (naming it), answered to the others for theirs. */
   overviewRows?: () => OverviewRow[];
 }
 
@@ -268,9 +268,7 @@ function createLiveHub(
     io.on('summariesOf', (answer) =>
       answer([...monitors.values()].map((monitor) => ({ ...monitor.summary(), ...named }))),
     );
-    io.on('overviewOf', (answer) =>
-      answer((options.overviewRows?.() ?? []).map((row) => ({ ...row, target: { ...row.target, ...named } }))),
-    );
+    io.on('overviewOf', (answer) => answer(options.overviewRows?.() ?? []));
     serveRelayedRequests(io, monitors);
     const stopFollowingHealth = options.adapterHealth?.onChange((health) => {
       // Back: the owners forgot this replica's viewers meanwhile; tell them before asking for snapshots.

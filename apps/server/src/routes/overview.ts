@@ -7,21 +7,12 @@ import type { RemoteTargets } from '../live/remoteTargets.ts';
  * `remote` (--adapter), the rows of the targets other replicas sample too, as their owners answer
  * them: a team's overview is the same whichever replica nginx sends the page to.
  */
-export function registerOverviewRoute(
-  app: FastifyInstance,
-  tracker: OverviewTracker,
-  remote?: RemoteTargets,
-  /** --replica-name: each row of a target sampled here names this replica, as /api/targets does. */
-  replicaName?: string,
-): void {
+export function registerOverviewRoute(app: FastifyInstance, tracker: OverviewTracker, remote?: RemoteTargets): void {
   app.get('/api/overview', async () => {
     const local = tracker.overview();
     if (remote === undefined) return local;
-    const here = local.rows.map((row) =>
-      replicaName === undefined ? row : { ...row, target: { ...row.target, replica: replicaName } },
-    );
-    const sampledHere = new Set(here.map((row) => row.target.id));
+    const sampledHere = new Set(local.rows.map((row) => row.target.id));
     const elsewhere = (await remote.overviewRows()).filter((row) => !sampledHere.has(row.target.id));
-    return { ...local, rows: byAttention([...here, ...elsewhere]) };
+    return { ...local, rows: byAttention([...local.rows, ...elsewhere]) };
   });
 }
