@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   historyExtentSchema,
   historyFramesSchema,
+  OVERVIEW_STEP_MS,
   overviewSchema,
   targetListSchema,
   targetSummarySchema,
@@ -133,8 +134,9 @@ describe('many targets in one aioscope', () => {
         async () => {
           rows = (await overview(running)).rows;
           const reason = rows.find((r) => r.target.id === 'frozen')?.attention.reasons[0]?.kind;
+          // More than a second of samples at 20 Hz in the sparkline's steps.
           const drawn = (id: string): boolean =>
-            (rows.find((r) => r.target.id === id)?.sparkline.points.length ?? 0) > 3;
+            (rows.find((r) => r.target.id === id)?.sparkline.points.reduce((n, p) => n + p.frames, 0) ?? 0) > 20;
           return (reason === 'stale' || reason === 'disconnected') && drawn('live-one') && drawn('live-two');
         },
         30_000,
@@ -165,7 +167,13 @@ describe('many targets in one aioscope', () => {
         expect(row(id).sampling.requested).toBe(20);
         expect(row(id).sampling.dbCostShare).toBeGreaterThan(0);
         expect(row(id).target.status.state).toBe('live');
-        expect(row(id).sparkline.points.length).toBeGreaterThan(3);
+        // 10 s steps, whole steps apart, none holding more than 10 s of samples at 20 Hz (and some
+        // timer slack): the 1 s roll-ups merged, not the whole window in one.
+        const { stepMs, points } = row(id).sparkline;
+        expect(stepMs).toBe(OVERVIEW_STEP_MS);
+        expect(points.length).toBeGreaterThan(0);
+        points.slice(1).forEach((point, i) => expect((point.t - (points[i]?.t ?? 0)) % stepMs).toBe(0));
+        for (const point of points) expect(point.frames).toBeLessThanOrEqual((stepMs / 1000) * 20 * 1.5);
       }
       expect(row('live-one').labels).toEqual({ env: 'prod' });
       // Nothing the browser gets names a password.

@@ -8,6 +8,7 @@ import {
   rollup,
   rollupStepFor,
   toRollupPoint,
+  trailingSteps,
   type RollupAccumulator,
 } from './rollups.ts';
 import { framesOfRows, loadFixture } from './testFixtures.ts';
@@ -43,6 +44,31 @@ describe('roll-ups', () => {
     // base is a multiple of 20 s, and the frames span 18 s: one 20 s step holds them all.
     const direct = rollup(frames, [], base, to, 20_000)[0];
     expect(toRollupPoint(wide)).toEqual(direct);
+  });
+
+  it('merges 1 s steps into steps that end with the newest second, only the oldest partial', () => {
+    const seconds = new Map<number, RollupAccumulator>();
+    for (const frame of frames) {
+      const second = Math.floor(frame.t / 1_000) * 1_000;
+      seconds.set(second, addFrame(seconds.get(second) ?? emptyAccumulator(second), frame));
+    }
+    // A missing second (a gap) is simply not in its step.
+    const kept = [...seconds.values()].filter((acc) => acc.t !== base + 2_000);
+    const before = JSON.stringify(kept);
+    const steps = trailingSteps(kept, 5_000);
+    expect(JSON.stringify(kept)).toBe(before);
+    const newest = kept.at(-1)?.t ?? 0;
+    // Frames over 18 s: seconds 0–17, so steps start at 13, 8, 3 and -2 s.
+    expect(steps.map((step) => step.t)).toEqual([newest - 19_000, newest - 14_000, newest - 9_000, newest - 4_000]);
+    for (const step of steps) {
+      const direct = frames
+        .filter((frame) => frame.t >= step.t && frame.t < step.t + 5_000)
+        .filter((frame) => Math.floor(frame.t / 1_000) * 1_000 !== base + 2_000)
+        .reduce(addFrame, emptyAccumulator(step.t));
+      expect(toRollupPoint(step)).toEqual(toRollupPoint(direct));
+    }
+    expect(steps.reduce((sum, step) => sum + step.frames, 0)).toBe(kept.reduce((sum, acc) => sum + acc.frames, 0));
+    expect(trailingSteps([], 5_000)).toEqual([]);
   });
 
   it('keeps reads by state as means over the frames that sampled pg_aios', () => {

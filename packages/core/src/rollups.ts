@@ -140,6 +140,30 @@ export function mergeAccumulators(a: RollupAccumulator, b: RollupAccumulator): R
   return a;
 }
 
+/**
+ * Consecutive 1 s roll-ups (oldest first) merged into steps of stepMs that end with the newest one:
+ * the newest step always spans stepMs of what was sampled (the "last 10 s"), and only the oldest
+ * may be partial. New accumulators: the seconds given are not changed. Steps no second fell in are
+ * left out (a gap). Each step's t is its start.
+ */
+export function trailingSteps(seconds: readonly RollupAccumulator[], stepMs: number): RollupAccumulator[] {
+  const newest = seconds.at(-1);
+  if (newest === undefined) return [];
+  // The step after the newest second starts here; step k (from the newest, 0-based) ends k steps earlier.
+  const end = newest.t + ROLLUP_BASE_STEP_MS;
+  const steps = new Map<number, RollupAccumulator>();
+  for (const second of seconds) {
+    const start = end - (Math.floor((end - 1 - second.t) / stepMs) + 1) * stepMs;
+    let step = steps.get(start);
+    if (step === undefined) {
+      step = emptyAccumulator(start);
+      steps.set(start, step);
+    }
+    mergeAccumulators(step, second);
+  }
+  return [...steps.values()].sort((a, b) => a.t - b.t);
+}
+
 /** Each state's mean over the frames, states no read was in left out. */
 function meansByState(sums: Record<AioState, number>, frames: number): Partial<Record<AioState, number>> {
   const means: Partial<Record<AioState, number>> = {};

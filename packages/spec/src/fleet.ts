@@ -7,8 +7,14 @@ import { targetSummarySchema } from './targets.ts';
  * server) shows per server, and how a targets file's state is reported.
  */
 
-/** Minutes of 1 s roll-ups each overview row carries for its sparklines. */
+/** Minutes of roll-ups each overview row carries for its sparklines. */
 export const OVERVIEW_MINUTES = 10;
+/**
+ * The sparklines' step. A sparkline is 120 px wide, so 10 minutes of 10 s steps is two pixels a
+ * step. 1 s steps drew nothing more and made a full row about 225 kB, against about 35 kB now,
+ * refreshed every 2 s per open page.
+ */
+export const OVERVIEW_STEP_MS = 10_000;
 
 /** Why a server is near the top of "needs attention", most serious first. */
 export const ATTENTION_KINDS = [
@@ -35,7 +41,10 @@ export const overviewRowSchema = z.object({
   labels: z.record(z.string(), z.string()),
   /** Higher is worse; 0: nothing to look at. Sorts the overview. */
   attention: z.object({ score: z.number(), reasons: z.array(attentionReasonSchema) }),
-  /** The last OVERVIEW_MINUTES of 1 s roll-ups, for the sparklines (reads in flight, bytes per read, busy share). */
+  /**
+   * The last OVERVIEW_MINUTES in OVERVIEW_STEP_MS roll-ups for the sparklines (reads in flight, bytes
+   * per read, busy share). The newest step ends with the newest whole second sampled: "the last 10 s".
+   */
   sparkline: z.object({ stepMs: z.number(), points: z.array(rollupPointSchema) }),
   /** Audit rules that warn or fail now; null until the first audit. */
   auditWarnings: z.number().nullable(),

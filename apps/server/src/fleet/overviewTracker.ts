@@ -1,5 +1,5 @@
-import { fleetAttention, toRollupPoint, VERDICT_WINDOW_MS, workerVerdict } from '@aioscope/core';
-import { ROLLUP_BASE_STEP_MS, type Overview, type OverviewRow, type TargetsFileState } from '@aioscope/spec';
+import { fleetAttention, toRollupPoint, trailingSteps, VERDICT_WINDOW_MS, workerVerdict } from '@aioscope/core';
+import { OVERVIEW_STEP_MS, type Overview, type OverviewRow, type TargetsFileState } from '@aioscope/spec';
 import { sharedAuditCache } from '../metrics/auditCache.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import { followMonitors, type FleetEntryView, type MonitorChanges } from './monitorRegistry.ts';
@@ -85,7 +85,10 @@ export class OverviewTracker {
       target,
       labels: view?.labels ?? {},
       attention,
-      sparkline: { stepMs: ROLLUP_BASE_STEP_MS, points: tracked.points().map(toRollupPoint) },
+      sparkline: {
+        stepMs: OVERVIEW_STEP_MS,
+        points: trailingSteps(tracked.points(), OVERVIEW_STEP_MS).map(toRollupPoint),
+      },
       auditWarnings,
       sampling: {
         achievedHz: Math.round(sampling.achievedHz * 10) / 10,

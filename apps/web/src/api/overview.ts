@@ -3,7 +3,10 @@ import { overviewSchema, type Overview } from '@aioscope/spec';
 import { queryKeys } from './queryKeys.ts';
 import { fetchChecked } from './request.ts';
 
-/** Statuses and sparklines of every server; the sparklines are 1 s steps, so 2 s keeps them current. */
+/**
+ * Statuses and sparklines of every server. A server gone stale or disconnected should show within
+ * seconds; the sparklines' newest 10 s step moves on every second.
+ */
 const OVERVIEW_REFRESH_MS = 2_000;
 
 export function useOverview(enabled: boolean): UseQueryResult<Overview> {

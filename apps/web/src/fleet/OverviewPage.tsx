@@ -1,6 +1,6 @@
 import { Fragment, useMemo, useState, type MouseEvent, type ReactNode } from 'react';
 import { SERIES } from '@aioscope/core';
-import { OVERVIEW_MINUTES, type OverviewRow, type RollupPoint } from '@aioscope/spec';
+import { OVERVIEW_MINUTES, OVERVIEW_STEP_MS, type OverviewRow, type RollupPoint } from '@aioscope/spec';
 import { useOverview } from '../api/overview.ts';
 import { formatBytes, formatClockTime, formatDuration, formatNumber, formatPercent } from '../format.ts';
 import { Explain } from '../panels/Panel.tsx';
@@ -9,8 +9,13 @@ import { targetState } from './targetState.ts';
 
 const SPARK_WIDTH = 120;
 const SPARK_HEIGHT = 28;
-/** 10 s columns over the 10 minutes: two pixels each, so a busy server draws a line, not a block. */
+/**
+ * 10 s columns over the 10 minutes: two pixels each, so a busy server draws a line, not a block.
+ * The server sends 10 s steps, one per column; a replica of an older aioscope (a rolling deploy)
+ * still sends 1 s steps, and these become columns here.
+ */
 const SPARK_COLUMNS = 60;
+const STEP = formatDuration(OVERVIEW_STEP_MS, 'span');
 
 // Each sparkline's value per step, as core's SERIES computes it from a roll-up.
 const readsMax = (point: RollupPoint): number | null => SERIES.readsInFlight.ofRollup(point, 'max');
@@ -32,7 +37,7 @@ function Sparkline({
   reference?: number | null;
   label: string;
   format: (value: number | null) => string;
-  /** How the 1 s steps of a 10 s column become one value: peaks keep their max. */
+  /** How the steps of a column become one value when there are more than columns: peaks keep their max. */
   reduce: SparkReduce;
 }): ReactNode {
   const { points, stepMs } = row.sparkline;
@@ -59,7 +64,7 @@ function Sparkline({
         height={SPARK_HEIGHT}
         viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
         role="img"
-        aria-label={`${label} over the last ${formatDuration(to - from, 'span')}, scale ${scale}; newest ${format(newest)}`}
+        aria-label={`${label} over the last ${formatDuration(to - from, 'span')}, scale ${scale}; last ${formatDuration(stepMs, 'span')}: ${format(newest)}`}
       >
         {refY !== null ? <line className="spark-reference" x1={0} x2={SPARK_WIDTH} y1={refY} y2={refY} /> : null}
         <path className="spark-line" d={path} />
@@ -117,7 +122,7 @@ function OverviewTableRow({ row, onOpen }: { row: OverviewRow; onOpen: (id: stri
           row={row}
           value={readsMax}
           top={Math.max(4, ...row.sparkline.points.map((p) => p.readsInFlight.max))}
-          label="peak reads in flight per second"
+          label="peak reads in flight"
           format={(v) => formatNumber(v, 0)}
           reduce="max"
         />
@@ -191,8 +196,9 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
           Servers{' '}
           <Explain label="the overview">
             Every server aioscope watches, the one that needs attention first. Sparklines: the last {OVERVIEW_MINUTES}{' '}
-            minutes in 1 s steps (peak reads in flight from pg_aios, bytes per read of new reads against
-            io_combine_limit, io worker busy share from pg_stat_activity), each at its server&apos;s sample rate.
+            minutes in {STEP} steps (peak reads in flight from pg_aios, bytes per read of new reads against
+            io_combine_limit, io worker busy share from pg_stat_activity), each from every sample at its server&apos;s
+            sample rate. The figure beside a sparkline is its newest step, the last {STEP} up to the last whole second.
           </Explain>
         </h2>
         <label className="overview-filter">

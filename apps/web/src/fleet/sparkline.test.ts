@@ -26,6 +26,23 @@ describe('overview sparklines', () => {
     });
     expect(d.match(/[ML]/g)).toEqual(['M', 'L', 'M']);
     expect(d.startsWith('M12.5,')).toBe(true);
+    // Second 3 stands alone between the gap and the end: a 2 px tick centred on its step, not a bare
+    // "M" that draws nothing.
+    expect(d).toMatch(/M86\.5,[\d.]+h2$/);
+  });
+
+  it("draws a server's first step, alone, as a tick", () => {
+    const [first] = points;
+    const d = sparklinePath(first === undefined ? [] : [first], reads, {
+      from: base,
+      to: base + 10_000,
+      stepMs: 10_000,
+      top: 10,
+      width: 120,
+      height: 28,
+      columns: 60,
+    });
+    expect(d).toMatch(/^M59\.0,[\d.]+h2$/);
   });
 
   it("draws a busy server's ten minutes as one value per column, not a solid block", () => {

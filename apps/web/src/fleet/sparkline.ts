@@ -32,7 +32,7 @@ export function sparklinePath(
   if (options.columns !== undefined && steps > options.columns) {
     return columnPath(points, value, { ...options, columns: options.columns }, y);
   }
-  let d = '';
+  const runs: Vertex[][] = [];
   let previous = -Infinity;
   for (const point of points) {
     const v = value(point);
@@ -40,9 +40,35 @@ export function sparklinePath(
       previous = -Infinity;
       continue;
     }
-    const x = (((point.t + stepMs / 2 - from) / span) * width).toFixed(1);
-    d += `${point.t - previous > stepMs * 1.5 ? 'M' : 'L'}${x},${y(v)}`;
+    const x = ((point.t + stepMs / 2 - from) / span) * width;
+    if (point.t - previous > stepMs * 1.5) runs.push([]);
+    runs.at(-1)?.push({ x, y: y(v) });
     previous = point.t;
+  }
+  return pathOf(runs);
+}
+
+interface Vertex {
+  x: number;
+  y: string;
+}
+
+/**
+ * The path of runs of vertices, each run a line of its own. A run of one vertex (one step between
+ * gaps, or a server's first step) is a 2 px tick: a bare "M" draws nothing.
+ */
+function pathOf(runs: readonly Vertex[][]): string {
+  let d = '';
+  for (const run of runs) {
+    const [first] = run;
+    if (first === undefined) continue;
+    if (run.length === 1) {
+      d += `M${(first.x - 1).toFixed(1)},${first.y}h2`;
+      continue;
+    }
+    run.forEach((vertex, i) => {
+      d += `${i === 0 ? 'M' : 'L'}${vertex.x.toFixed(1)},${vertex.y}`;
+    });
   }
   return d;
 }
@@ -66,7 +92,7 @@ function columnPath(
     counts[column] = (counts[column] ?? 0) + 1;
     maxima[column] = Math.max(maxima[column] ?? -Infinity, v);
   }
-  let d = '';
+  const runs: Vertex[][] = [];
   let drawnBefore = false;
   for (let column = 0; column < columns; column++) {
     const count = counts[column] ?? 0;
@@ -75,11 +101,11 @@ function columnPath(
       continue;
     }
     const v = options.reduce === 'max' ? (maxima[column] ?? 0) : (sums[column] ?? 0) / count;
-    const x = (((column + 0.5) / columns) * width).toFixed(1);
-    d += `${drawnBefore ? 'L' : 'M'}${x},${y(v)}`;
+    if (!drawnBefore) runs.push([]);
+    runs.at(-1)?.push({ x: ((column + 0.5) / columns) * width, y: y(v) });
     drawnBefore = true;
   }
-  return d;
+  return pathOf(runs);
 }
 
 /** The newest value of a series, for the figure beside its sparkline. */
