@@ -241,6 +241,10 @@ describe('three replicas behind nginx, one shared store, a real Redis', () => {
       'the overview through nginx: every target, named by its owner',
       200,
     );
+    // Compressed on its way to the browser (fetch asks for gzip and unpacks it).
+    const compressed = await fetch(new URL('/api/overview', nginx.url), { headers: AS_BOB });
+    expect(compressed.headers.get('content-encoding')).toBe('gzip');
+    expect(overviewSchema.parse(await compressed.json()).rows).toHaveLength(TARGET_IDS.length);
 
     // Access: the header from an address that is not a trusted proxy is refused; bob may not start a lab run.
     const untrusted = await fromUntrusted(replicas[0]?.url ?? '');
