@@ -12,9 +12,16 @@ import { describeDatabaseError } from '../postgres/sessions.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { AdapterHealth, LiveAdapterHealth } from './redisAdapter.ts';
 import type { WatchingAnnouncement } from './remoteInterest.ts';
+import { sharedWithin } from './sharedWithin.ts';
 
 /** How long a replica waits for the others to answer a request about a target it does not sample. */
 export const REMOTE_ANSWER_TIMEOUT_MS = 2_000;
+/**
+ * The other replicas' summaries and overview rows, asked for at most once in this long and shared
+ * by the requests meanwhile: pages poll them (the overview every 2 s), and every ask is answered
+ * by every replica through Redis.
+ */
+export const REMOTE_LIST_SHARED_MS = 1_000;
 
 /** What the owner of a target answers to a REST request relayed to it: the body, or an error and its status. */
 export type RemoteAnswer = { ok: true; body: unknown } | { ok: false; status: 404 | 503; error: string };
@@ -173,6 +180,12 @@ export function relayedTargets(io: () => RelayServer, health: LiveAdapterHealth 
     const now = health?.now();
     return now === undefined || now.ok ? null : now;
   };
+  const askSummaries = sharedWithin(REMOTE_LIST_SHARED_MS, () =>
+    askOtherReplicas<TargetSummary[]>((answer) => io().serverSideEmit('summariesOf', answer)),
+  );
+  const askRows = sharedWithin(REMOTE_LIST_SHARED_MS, () =>
+    askOtherReplicas<OverviewRow[]>((answer) => io().serverSideEmit('overviewOf', answer)),
+  );
   /** While Redis is lost, a target seen before is 503 with the reason; one never seen is unknown (null). */
   const ask = async (
     targetId: string,
@@ -190,17 +203,13 @@ export function relayedTargets(io: () => RelayServer, health: LiveAdapterHealth 
     summaries: async () => {
       const lost = down();
       if (lost !== null) return summaries.lost(lost, lostSince, (summary) => summary.status);
-      const { answers, complete } = await askOtherReplicas<TargetSummary[]>((answer) =>
-        io().serverSideEmit('summariesOf', answer),
-      );
+      const { answers, complete } = await askSummaries();
       return summaries.answered(answers.flat(), complete);
     },
     overviewRows: async () => {
       const lost = down();
       if (lost !== null) return rows.lost(lost, lostSince, (row) => row.target.status);
-      const { answers, complete } = await askOtherReplicas<OverviewRow[]>((answer) =>
-        io().serverSideEmit('overviewOf', answer),
-      );
+      const { answers, complete } = await askRows();
       return rows.answered(answers.flat(), complete);
     },
     processDetail: (targetId, pid) =>
