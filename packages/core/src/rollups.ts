@@ -141,10 +141,10 @@ export function mergeAccumulators(a: RollupAccumulator, b: RollupAccumulator): R
 }
 
 /**
- * Consecutive 1 s roll-ups (oldest first) merged into steps of stepMs that end with the newest one:
- * the newest step always spans stepMs of what was sampled (the "last 10 s"), and only the oldest
- * may be partial. New accumulators: the seconds given are not changed. Steps no second fell in are
- * left out (a gap). Each step's t is its start.
+ * 1 s roll-ups (oldest first) merged into steps of stepMs that end with the newest one: the step
+ * boundaries follow the newest second, so the newest step is the last stepMs sampled (less only
+ * in a target's first stepMs, or where seconds are missing). New accumulators: the seconds given
+ * are not changed. Steps no second fell in are left out (a gap). Each step's t is its start.
  */
 export function trailingSteps(seconds: readonly RollupAccumulator[], stepMs: number): RollupAccumulator[] {
   const newest = seconds.at(-1);

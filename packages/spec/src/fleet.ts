@@ -43,7 +43,8 @@ export const overviewRowSchema = z.object({
   attention: z.object({ score: z.number(), reasons: z.array(attentionReasonSchema) }),
   /**
    * The last OVERVIEW_MINUTES in OVERVIEW_STEP_MS roll-ups for the sparklines (reads in flight, bytes
-   * per read, busy share). The newest step ends with the newest whole second sampled: "the last 10 s".
+   * per read, busy share). The newest step ends with the newest second completed (seconds are closed
+   * about a second after they end, for late pg_stat_io deltas).
    */
   sparkline: z.object({ stepMs: z.number(), points: z.array(rollupPointSchema) }),
   /** Audit rules that warn or fail now; null until the first audit. */

@@ -64,7 +64,7 @@ function Sparkline({
         height={SPARK_HEIGHT}
         viewBox={`0 0 ${SPARK_WIDTH} ${SPARK_HEIGHT}`}
         role="img"
-        aria-label={`${label} over the last ${formatDuration(to - from, 'span')}, scale ${scale}; last ${formatDuration(stepMs, 'span')}: ${format(newest)}`}
+        aria-label={`${label} over the last ${formatDuration(to - from, 'span')}, scale ${scale}; newest ${formatDuration(stepMs, 'span')} step with a value: ${format(newest)}`}
       >
         {refY !== null ? <line className="spark-reference" x1={0} x2={SPARK_WIDTH} y1={refY} y2={refY} /> : null}
         <path className="spark-line" d={path} />
@@ -198,7 +198,8 @@ export function OverviewPage({ onOpen }: { onOpen: (id: string) => void }): Reac
             Every server aioscope watches, the one that needs attention first. Sparklines: the last {OVERVIEW_MINUTES}{' '}
             minutes in {STEP} steps (peak reads in flight from pg_aios, bytes per read of new reads against
             io_combine_limit, io worker busy share from pg_stat_activity), each from every sample at its server&apos;s
-            sample rate. The figure beside a sparkline is its newest step, the last {STEP} up to the last whole second.
+            sample rate. The figure beside a sparkline is its newest step with a value: the last {STEP} up to a second
+            or two ago, or for bytes per read, when no read started since, the last reads seen.
           </Explain>
         </h2>
         <label className="overview-filter">
