@@ -1,7 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { sharedWithin } from './sharedWithin.ts';
 
 describe('sharedWithin', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('keeps its window on the monotonic clock: a wall clock set back does not stretch it', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'] });
+    let calls = 0;
+    const ask = sharedWithin(1_000, () => Promise.resolve(++calls));
+    await ask();
+    vi.setSystemTime(Date.now() - 3_600_000);
+    vi.advanceTimersByTime(1_000);
+    expect(await ask()).toBe(2);
+  });
+
   it('shares one call among the calls within the window, and calls again after it', async () => {
     let clock = 0;
     let calls = 0;
