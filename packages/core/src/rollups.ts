@@ -151,17 +151,18 @@ export function trailingSteps(seconds: readonly RollupAccumulator[], stepMs: num
   if (newest === undefined) return [];
   // The step after the newest second starts here; step k (from the newest, 0-based) ends k steps earlier.
   const end = newest.t + ROLLUP_BASE_STEP_MS;
-  const steps = new Map<number, RollupAccumulator>();
+  const steps: RollupAccumulator[] = [];
   for (const second of seconds) {
     const start = end - (Math.floor((end - 1 - second.t) / stepMs) + 1) * stepMs;
-    let step = steps.get(start);
-    if (step === undefined) {
+    // Oldest first: a second's step is the last one begun, or a new one after it.
+    let step = steps.at(-1);
+    if (step?.t !== start) {
       step = emptyAccumulator(start);
-      steps.set(start, step);
+      steps.push(step);
     }
     mergeAccumulators(step, second);
   }
-  return [...steps.values()].sort((a, b) => a.t - b.t);
+  return steps;
 }
 
 /** Each state's mean over the frames, states no read was in left out. */
