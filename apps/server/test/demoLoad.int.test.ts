@@ -4,23 +4,17 @@
  * file's shared_buffers. No Docker engine here: the script and its SQL are what is tested, with
  * Debian's psql (postgresql-client, which .ci/run installs with postgresql-15).
  */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../src/config/config.ts';
 import type { EmbeddedPostgresServer } from '../src/postgres/embeddedPostgres.ts';
+import { runToEnd, type FinishedRun } from './support/runToEnd.ts';
 import { connect, startTestPostgres } from './support/testPostgres.ts';
 
 const SCRIPT = path.join(REPO_ROOT, 'deploy/demo-load/demo-load.sh');
 const TABLE = 'aioscope_demo_load.scan_me';
 /** Larger than shared_buffers (64MB, as in docker-compose.yml), small enough to fill in seconds. */
 const TABLE_MB = 96;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 describe('the demo load of docker-compose.yml', () => {
   let server: EmbeddedPostgresServer;
@@ -32,7 +26,7 @@ describe('the demo load of docker-compose.yml', () => {
     await server?.stop();
   });
 
-  function runScript(extra: Record<string, string>): Promise<Run> {
+  function runScript(extra: Record<string, string>): Promise<FinishedRun> {
     const { host, port, user, password, database } = server.connectionConfig;
     const env = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -43,15 +37,7 @@ describe('the demo load of docker-compose.yml', () => {
       PGDATABASE: String(database),
       ...extra,
     };
-    return new Promise((resolve, reject) => {
-      const child = spawn('sh', [SCRIPT], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      child.once('error', reject);
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return runToEnd('sh', [SCRIPT], { env });
   }
 
   /** Bytes of relations read so far (every backend type and context; PostgreSQL 18 counts read_bytes). */

@@ -4,11 +4,11 @@
  * from an aioscope already serving it (a second `npm start` from the same checkout used to empty
  * dist for about a second: 404 on / and on the script).
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { npmAsUser, type FinishedRun } from '../../server/test/support/runToEnd.ts';
 import { BUILD_INPUTS, readStamp } from './webBuild.ts';
 
 const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -16,24 +16,9 @@ const DIST = path.join(REPO_ROOT, 'apps/web/dist');
 const INDEX = path.join(DIST, 'index.html');
 const BUILD_TIMEOUT_MS = 120_000;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** npm in the repository, as from a user's shell: no npm_* variables from the npm running the tests. */
-function npm(args: string[]): Promise<Run> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
-  return new Promise((resolve, reject) => {
-    const child = spawn('npm', args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+/** npm in the repository, as from a user's shell. */
+function npm(args: string[]): Promise<FinishedRun> {
+  return npmAsUser(args, REPO_ROOT);
 }
 
 function identity(file: string): { ino: number; mtimeMs: number } {
@@ -54,10 +39,13 @@ describe('the dashboard build behind npm start', () => {
       expect(first.code, first.stderr).toBe(0);
       // Built (the sources changed since the last build) or already up to date: no vite report either way.
       expect(first.stdout).toBe('');
-      expect(first.stderr).toMatch(/^(aioscope: built the dashboard into \S+ in [\d.]+ s \([^)]+\)\n)?$/);
+      // npm start's prestart compiles the server (build/start) too, the first time, as on a fresh
+      // clone, and says so in one line.
+      expect(first.stderr).toMatch(
+        /^(aioscope: built the dashboard into \S+ in [\d.]+ s \([^)]+\)\n)?(aioscope: built the server into \S+ in [\d.]+ s \([^)]+\)\n)?$/,
+      );
       const built = identity(INDEX);
-      // npm start runs the server workspace's prestart too: it compiles the server (build/start)
-      // the first time, as on a fresh clone, and says so in one line.
+      // The server workspace's own prestart (npm start --workspace @aioscope/server) does the same.
       const server = await npm(['run', 'prestart', '--workspace', '@aioscope/server', '--silent']);
       expect(server.code, server.stderr).toBe(0);
       expect(server.stdout).toBe('');

@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { invocationDirectory } from './invocationDirectory.ts';
+
+describe('invocationDirectory', () => {
+  it('is where npm start was typed, which npm names in INIT_CWD', () => {
+    expect(invocationDirectory({ npm_lifecycle_event: 'start', INIT_CWD: '/home/me/fleet' })).toBe('/home/me/fleet');
+  });
+
+  it('is nothing for a process another npm script started (a test, the bench): INIT_CWD is inherited there', () => {
+    expect(invocationDirectory({ npm_lifecycle_event: 'test:integration', INIT_CWD: '/home/me' })).toBeNull();
+    expect(invocationDirectory({ INIT_CWD: '/home/me' })).toBeNull();
+  });
+
+  it('is nothing without an absolute INIT_CWD', () => {
+    expect(invocationDirectory({ npm_lifecycle_event: 'start' })).toBeNull();
+    expect(invocationDirectory({ npm_lifecycle_event: 'start', INIT_CWD: 'relative/dir' })).toBeNull();
+  });
+});
