@@ -1,5 +1,6 @@
+import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { historyEventsSchema, targetListSchema } from '@aioscope/spec';
+import { historyEventsSchema, historyExtentSchema, targetListSchema, targetSummarySchema } from '@aioscope/spec';
 import { PG_SCHEMA } from '../src/history/pgStore/pgStoreSchema.ts';
 import { runCli } from './support/cliProcess.ts';
 import { waitUntil } from './support/polling.ts';
@@ -32,6 +33,8 @@ describe('replicas sharing a store', () => {
 
   const replica = (name: string): ReturnType<ReplicaFleet['replica']> => fleet.replica(name);
   const sampled = (url: string): Promise<string[]> => fleet.sampled(url);
+  /** The replica left sampling every target once the first test killed the other. */
+  let survivor: { url: string } | undefined;
 
   it('samples each target in exactly one replica, takes over within 5 s of a kill -9, and never two writers for one target', async () => {
     const a = await replica('a');
@@ -75,6 +78,7 @@ describe('replicas sharing a store', () => {
       100,
     );
     const takeoverMs = Date.now() - killedAt;
+    survivor = b;
     expect(takeoverMs).toBeLessThan(5_000 + 2_000); // a target's monitor needs up to ~2 s to go live
     // The history says where sampling went: the taken target's marker after the kill names b,
     // as its /metrics label does (host, pid and a nonce without --replica-name).
@@ -126,6 +130,40 @@ describe('replicas sharing a store', () => {
       await team.end();
     }
     await expectWritersApart(fleet, TARGET_IDS);
+  });
+
+  it('lists a target the targets file dropped on every replica, not only its last sampler, and serves its past from each', async () => {
+    expect(survivor, 'the first test left a replica running').toBeDefined();
+    const b = survivor ?? { url: '' };
+    const c = await replica('c');
+    await waitUntil(
+      async () => (await fleet.owned(b.url)).length > 0 && (await fleet.owned(c.url)).length > 0,
+      30_000,
+      'the targets shared again with the new replica',
+      200,
+    );
+    const dropped = (await fleet.owned(c.url))[0] ?? '';
+    const kept = TARGET_IDS.filter((id) => id !== dropped);
+    await writeFile(
+      fleet.targetsFile,
+      kept.map((id) => `- name: ${id}\n  url: ${fleet.targetUrls[TARGET_IDS.indexOf(id)] ?? ''}\n`).join(''),
+    );
+    for (const url of [b.url, c.url]) {
+      const listedAsGone = async (): Promise<boolean> => {
+        const listed = targetListSchema.parse(await (await fetch(new URL('/api/targets', url))).json());
+        return listed.some((t) => t.id === dropped && t.unwatchedSince !== undefined);
+      };
+      await waitUntil(listedAsGone, 10_000, `${dropped} listed as no longer watched by ${url}`, 200);
+      const summary = await fetch(new URL(`/api/targets/${dropped}`, url));
+      expect(summary.status).toBe(200);
+      expect(targetSummarySchema.parse(await summary.json()).unwatchedSince).toBeGreaterThan(0);
+      // Its past, written to the shared store by the replicas that sampled it, read through either.
+      const extent = await fetch(new URL(`/api/targets/${dropped}/history`, url));
+      expect(extent.status, url).toBe(200);
+      const parsed = historyExtentSchema.parse(await extent.json());
+      expect(parsed.raw, url).not.toBeNull();
+      expect(parsed.recording).toMatchObject({ state: 'off', reason: expect.stringMatching(/no longer watched/) });
+    }
   });
 
   it('refuses to start when the store cannot be reached, naming it without its password', async () => {

@@ -144,14 +144,18 @@ export const historyPlugin = fp<HistoryPluginOptions>(
 );
 
 /**
- * Replicas sharing a store: the past of a listed target another replica samples is read from the
- * store as its owner's is, described as the store last described it (its name until that is read).
+ * Replicas sharing a store: the past of a listed target another replica samples, or of one the
+ * targets file dropped, is read from the store as its owner's is, described as the store last
+ * described it (its name until that is read).
  */
 function sharedReaders(store: HistoryStore, app: FastifyInstance): (id: string) => HistoryReader | undefined {
   const readers = new Map<string, HistoryReader>();
   const descriptions = new Map<string, TargetDescription>();
   return (id) => {
-    if (app.monitors.has(id) || app.fleet.replica?.().listed.includes(id) !== true) return undefined;
+    if (app.monitors.has(id) || app.fleet.replica === null) return undefined;
+    // Listed in the targets file, or dropped from it: its past stays readable (TargetsLeftTheFile).
+    const known = app.fleet.replica().listed.includes(id) || app.fleet.unwatched().some((t) => t.id === id);
+    if (!known) return undefined;
     void store.storedDescription(id).then(
       (stored) => stored !== null && descriptions.set(id, stored),
       () => undefined,

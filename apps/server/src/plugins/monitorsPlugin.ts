@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { TargetSummary, TargetsFileState } from '@aioscope/spec';
 import { MonitorRegistry, type FleetEntryView, type MonitorChanges } from '../fleet/monitorRegistry.ts';
 import { TargetOwnership } from '../fleet/targetOwnership.ts';
+import { TargetsLeftTheFile } from '../fleet/targetsLeftTheFile.ts';
 import type { ReplicaState } from '../metrics/replicaMetrics.ts';
 import { TargetsFileWatcher } from '../fleet/targetsFileWatcher.ts';
 import { TargetMonitor } from '../sampler/targetMonitor.ts';
@@ -13,8 +14,12 @@ export interface FleetInfo {
   changes: MonitorChanges;
   view(id: string): FleetEntryView | undefined;
   targetsFile(): TargetsFileState | null;
-  /** Targets removed by a reload, marked with `unwatchedSince` (MonitorRegistry.unwatched). */
-  unwatched(): readonly TargetSummary[];
+  /**
+   * Targets removed by a reload, marked with `unwatchedSince`: the summary of those sampled here
+   * (MonitorRegistry.unwatched), else the one `lastRelayed` gives, else what the file said
+   * (TargetsLeftTheFile: with --store, every replica lists them, not only their last sampler).
+   */
+  unwatched(lastRelayed?: (id: string) => TargetSummary | undefined): readonly TargetSummary[];
   /** This replica's part when it shares a store with others (--store); null otherwise. */
   replica: (() => ReplicaState) | null;
   /**
@@ -67,6 +72,7 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       options.sharedStore === null ? null : new TargetOwnership({ ...options.sharedStore, log: options.log });
     // Only the targets this replica owns get a monitor; the targets file says which exist.
     let listed = app.fleetTargets;
+    const leftTheFile = new TargetsLeftTheFile();
     // One apply at a time, each with the ownership as it is when its turn comes.
     let applying: Promise<unknown> = Promise.resolve();
     const applyOwned = (): ReturnType<MonitorRegistry['apply']> => {
@@ -91,6 +97,7 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
         : new TargetsFileWatcher({
             file: options.targetsFile,
             apply: async (targets) => {
+              leftTheFile.follow(listed, targets);
               listed = targets;
               ownership?.setTargets(targets.map((t) => t.definition.id));
               return applyOwned();
@@ -103,7 +110,7 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       changes: registry,
       view: (id: string) => registry.view(id),
       targetsFile: () => watcher?.state ?? null,
-      unwatched: () => registry.unwatched(),
+      unwatched: (lastRelayed) => leftTheFile.summaries(registry.unwatched(), lastRelayed),
       ownership,
       replica:
         ownership === null || options.sharedStore === null

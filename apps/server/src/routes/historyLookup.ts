@@ -30,13 +30,15 @@ export function findHistory(sources: HistorySources, params: unknown): { ok: tru
   const opened = sources.recordings.get(id);
   if (opened !== undefined) return { ok: true, reader: opened };
   if (!sources.monitors.has(id)) {
+    const gone = sources.unwatched?.().find((target) => target.id === id);
+    if (gone?.unwatchedSince !== undefined) {
+      // Recorded here, or (--store) by the replica that sampled it, into the store shared with it.
+      const kept = sources.history?.get(id) ?? sources.history?.elsewhere?.(id);
+      if (kept !== undefined) return { ok: true, reader: unwatchedReader(kept) };
+    }
     const shared = sources.history?.elsewhere?.(id);
     if (shared !== undefined) return { ok: true, reader: shared };
-    const gone = sources.unwatched?.().find((target) => target.id === id);
-    const kept = gone === undefined ? undefined : sources.history?.get(id);
-    if (gone?.unwatchedSince === undefined || kept === undefined)
-      return { ok: false, status: 404, error: `unknown target "${id}"` };
-    return { ok: true, reader: unwatchedReader(kept) };
+    return { ok: false, status: 404, error: `unknown target "${id}"` };
   }
   const reader = sources.history?.get(id);
   if (reader === undefined) {

@@ -72,24 +72,29 @@ export function registerTargetRoutes(
   app: FastifyInstance,
   monitors: ReadonlyMap<string, TargetMonitor>,
   recordings?: OpenedRecordings,
-  unwatched?: () => readonly TargetSummary[],
+  unwatched?: (lastRelayed?: (id: string) => TargetSummary | undefined) => readonly TargetSummary[],
   remote?: RemoteTargets,
   /** --replica-name: each summary of a target sampled here names this replica. */
   replicaName?: string,
 ): void {
   const named = replicaName === undefined ? {} : { replica: replicaName };
   const summaryOf = (monitor: TargetMonitor): TargetSummary => ({ ...monitor.summary(), ...named });
+  // What the owner last said of each target another replica samples: once the targets file drops
+  // one, this replica lists it as no longer watched with its owner's last word (TargetsLeftTheFile).
+  const lastRelayed = new Map<string, TargetSummary>();
   const sampledElsewhere = async (): Promise<TargetSummary[]> => {
     const found = new Map((await (remote?.summaries() ?? [])).map((t) => [t.id, t]));
     for (const id of monitors.keys()) found.delete(id);
+    for (const [id, summary] of found) lastRelayed.set(id, summary);
     return [...found.values()];
   };
+  const gone = (): readonly TargetSummary[] => unwatched?.((id) => lastRelayed.get(id)) ?? [];
   app.get('/api/targets', async () => {
     const remote = await sampledElsewhere();
     return [
       ...[...monitors.values()].map(summaryOf),
       ...remote,
-      ...(unwatched?.().filter((t) => !monitors.has(t.id) && !remote.some((r) => r.id === t.id)) ?? []),
+      ...gone().filter((t) => !monitors.has(t.id) && !remote.some((r) => r.id === t.id)),
       ...(recordings?.summaries() ?? []),
     ];
   });
@@ -99,8 +104,8 @@ export function registerTargetRoutes(
     const opened = parsed.success ? recordings?.summary(parsed.data.id) : undefined;
     if (opened !== undefined) return opened;
     const id = parsed.success ? parsed.data.id : null;
-    const gone = id !== null && !monitors.has(id) ? unwatched?.().find((t) => t.id === id) : undefined;
-    if (gone !== undefined) return gone;
+    const removed = id !== null && !monitors.has(id) ? gone().find((t) => t.id === id) : undefined;
+    if (removed !== undefined) return removed;
     const remote = id !== null && !monitors.has(id) ? (await sampledElsewhere()).find((t) => t.id === id) : undefined;
     if (remote !== undefined) return remote;
     const found = lookup(targetParamsSchema, request.params, monitors);
