@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -39,6 +40,8 @@ describe('command line against a real PostgreSQL 18', () => {
     [['--rate', '500'], /--rate must be at most 100/],
     [['--port', 'eighty'], /--port must be a number/],
     [['--unknown-flag'], /Unknown option '--unknown-flag'/],
+    // A data folder that cannot be made: said at once, not a plugin's timeout or a retry forever.
+    [['--data-dir', '/proc/aioscope-nope'], /--data-dir \/proc\/aioscope-nope cannot be used: ENOENT/],
   ])('rejects %j: one line, exit code 2', async (args, pattern) => {
     const run = runCli(args);
     expect(await run.exited).toBe(2);
@@ -223,5 +226,52 @@ describe('command line against a real PostgreSQL 18', () => {
       run.child.kill('SIGTERM');
     }
     expect(await run.exited).toBe(0);
+  });
+
+  it('reads sslmode as psql does: require encrypts without checking a self-signed certificate, verify-full checks it', async () => {
+    // A self-signed certificate, as servers watched with sslmode=require often have; the server
+    // reads it from its data folder as its own OS user.
+    const [key, certificate] = [path.join(server.dataDir, 'server.key'), path.join(server.dataDir, 'server.crt')];
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', '/CN=aioscope-test'].concat([
+        '-keyout',
+        key,
+        '-out',
+        certificate,
+      ]),
+      { stdio: 'ignore' },
+    );
+    const { uid, gid } = statSync(server.dataDir);
+    for (const file of [key, certificate]) chownSync(file, uid, gid);
+    chmodSync(key, 0o600);
+    await admin.query('ALTER SYSTEM SET ssl = on');
+    await admin.query('SELECT pg_reload_conf()');
+    try {
+      const run = runCli(['--db', `${url}?sslmode=require`, '--port', '0']);
+      try {
+        const base = await waitForUrl(run);
+        const live = async (): Promise<boolean> =>
+          (await (await fetch(new URL('/api/targets', base))).text()).includes('"state":"live"');
+        await waitUntil(live, 10_000, 'the target live over TLS', 100);
+        const sessions = await admin.query<{ sessions: string; encrypted: boolean }>(
+          `SELECT count(*) AS sessions, bool_and(s.ssl) AS encrypted
+             FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) WHERE a.application_name = 'aioscope'`,
+        );
+        expect(Number(sessions.rows[0]?.sessions)).toBeGreaterThan(0);
+        expect(sessions.rows[0]?.encrypted).toBe(true);
+        // Nothing but aioscope's own lines: no library warning about how it reads sslmode.
+        expect(run.stderr()).not.toMatch(/warning/i);
+      } finally {
+        run.child.kill('SIGTERM');
+        await run.exited;
+      }
+      const strict = runCli(['--db', `${url}?sslmode=verify-full`, '--port', '0']);
+      expect(await strict.exited).toBe(2);
+      expectOneLineError(strict.stderr(), /cannot connect to .*self-signed certificate/);
+    } finally {
+      await admin.query('ALTER SYSTEM RESET ssl');
+      await admin.query('SELECT pg_reload_conf()');
+    }
   });
 });

@@ -95,9 +95,12 @@ describe('race capture on a real embedded PostgreSQL 18', () => {
     ]);
   });
 
-  it('refuses a body that is neither a preset nor an experiment with the lab’s sentence', async () => {
-    const answer = await built.app.inject({ method: 'POST', url: '/api/race', payload: { preset: 'nope' } });
-    expect(answer.statusCode).toBe(400);
-    expect(answer.json<{ error: string }>().error).toMatch(/table MB/);
+  it('refuses an unknown preset naming the presets, and any other body with the lab’s sentence', async () => {
+    const unknown = await built.app.inject({ method: 'POST', url: '/api/race', payload: { preset: 'nope' } });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json<{ error: string }>().error).toBe('preset must be one of: read-combining');
+    const neither = await built.app.inject({ method: 'POST', url: '/api/race', payload: { drill: 'nope' } });
+    expect(neither.statusCode).toBe(400);
+    expect(neither.json<{ error: string }>().error).toMatch(/table MB/);
   });
 });

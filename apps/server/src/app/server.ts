@@ -15,6 +15,7 @@ import { monitorsPlugin } from '../plugins/monitorsPlugin.ts';
 import { targetPlugin } from '../plugins/targetPlugin.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
 import type { Logger } from '../system/logger.ts';
+import { whyFolderUnusable } from '../system/usableFolder.ts';
 import { StartupError } from '../targets/resolveTarget.ts';
 import { WEB_ROOT } from './webRoot.ts';
 
@@ -56,6 +57,8 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
     return closed;
   };
   try {
+    const folderProblem = await whyFolderUnusable(config.dataDir);
+    if (folderProblem !== null) throw new StartupError(`--data-dir ${config.dataDir} cannot be used: ${folderProblem}`);
     if (config.record.store !== null && !config.waitForDb) {
       const unusable = await checkStoreReachable(config.record.store);
       // A store refused as newer stays refused: --wait-for-db would start a replica that never records.

@@ -1,7 +1,7 @@
-import { parseIntoClientConfig } from 'pg-connection-string';
 import { SERVER_VERSION_SQL, defaultUpgradeTarget, unsupportedVersionMessage } from '@aioscope/core';
 import type { CheckReport } from '@aioscope/spec';
 import { readAudit } from '../sampler/auditRead.ts';
+import { clientConfigFromUrl } from '../postgres/libpqSsl.ts';
 import { closeSession, describeDatabaseError, openSession } from '../postgres/sessions.ts';
 import { withPasswordLookup } from '../targets/passwordLookup.ts';
 import { describeConnection } from '../targets/resolveTarget.ts';
@@ -13,7 +13,7 @@ const CHECK_TIMEOUT_MS = 5_000;
 
 /** Connects once, refuses what `start` refuses (older than 16), and reads the audit as the dashboard does. */
 async function checkServer(args: Extract<CheckArgs, { ok: true }>): Promise<CheckReport> {
-  const clientConfig = withPasswordLookup(parseIntoClientConfig(args.db));
+  const clientConfig = withPasswordLookup(clientConfigFromUrl(args.db));
   const server = describeConnection(clientConfig, process.env);
   let client;
   try {

@@ -5,10 +5,10 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse as parseConnectionString } from 'pg-connection-string';
 import { z } from 'zod';
 import { replicaNameSchema } from '@aioscope/spec';
 import { MIN_TOKEN_LENGTH, isLoopbackHost } from '../http/access.ts';
+import { clientConfigFromUrl } from '../postgres/libpqSsl.ts';
 import { authProxyConfigSchema, readAccessFlags } from './accessConfig.ts';
 import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ, START_FLAGS } from './commandFlags.ts';
 import { helpText, parseFlags } from './flagTable.ts';
@@ -43,12 +43,26 @@ export function checkConnectionUrl(text: string): string | null {
   if (value === '') return 'is empty';
   if (!/^postgres(ql)?:\/\//.test(value)) return 'must start with postgres:// or postgresql://';
   try {
-    parseConnectionString(value);
     new URL(value.replace(SOCKET_HOST, '$1localhost').replace(/^postgres(ql)?:/, 'http:'));
-    return null;
   } catch {
     return 'is not a valid connection URL';
   }
+  try {
+    // As it is used: TLS files named in it are read, and verify-ca needs the CA (libpqSsl.ts).
+    clientConfigFromUrl(value, {});
+    return null;
+  } catch (error) {
+    return urlSettingProblem(error);
+  }
+}
+
+/** Why the settings of a well-formed URL cannot be used: a TLS file unreadable, verify-ca without its CA. */
+function urlSettingProblem(error: unknown): string {
+  const { code, path: file, message } = error as NodeJS.ErrnoException;
+  if (code !== undefined && file !== undefined) return `names ${file}, which cannot be read (${code})`;
+  if (/sslrootcert/.test(message ?? ''))
+    return 'has sslmode=verify-ca without sslrootcert=FILE, the CA to check the server against (or use verify-full)';
+  return 'is not a valid connection URL';
 }
 
 const connectionStringSchema = z
@@ -82,7 +96,7 @@ export const configSchema = z
     port: z.coerce
       .number({ error: 'must be a number' })
       .int('must be a whole number')
-      .min(0)
+      .min(0, 'must be 0-65535')
       .max(65535, 'must be 0-65535'),
     sampleRateHz: z.union([z.number(), z.string()]).transform((value, ctx): number | 'auto' => {
       if (value === 'auto') return 'auto';
@@ -104,11 +118,11 @@ export const configSchema = z
       .max(100, 'must be at most 100'),
     demoWorkload: z.boolean(),
     demoTableMb: z.coerce
-      .number()
+      .number({ error: 'must be a number (MB)' })
       .int('must be a whole number')
       .min(16, 'must be at least 16')
       .max(8192, 'must be at most 8192'),
-    dataDir: z.string().min(1),
+    dataDir: z.string().min(1, 'is empty'),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug']),
     allowLab: z.boolean(),
     waitForDb: z.boolean(),
@@ -196,6 +210,9 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
   const { values } = flags;
   const dbs = values.db ?? [];
   const targetsFile = values.targets;
+  if (new Set(dbs.map((db) => db.trim())).size < dbs.length) {
+    return { ok: false, error: '--db names the same server twice: each is watched once' };
+  }
   if (dbs.length > 0 && values.embedded === true) {
     return { ok: false, error: '--db and --embedded cannot be used together' };
   }
@@ -234,7 +251,8 @@ export function parseConfig(argv: readonly string[], env: NodeJS.ProcessEnv): Co
     rateBudgetPercent: values['rate-budget'],
     demoWorkload: values.demo ?? true,
     demoTableMb: values['demo-table-mb'],
-    dataDir: path.resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
+    // Not resolved when empty: path.resolve('') is the current folder, which was not asked for.
+    dataDir: values['data-dir']?.trim() === '' ? '' : path.resolve(values['data-dir'] ?? DEFAULT_DATA_DIR),
     logLevel: values['log-level'],
     allowLab: values['allow-lab'] === true,
     waitForDb: values['wait-for-db'] === true,

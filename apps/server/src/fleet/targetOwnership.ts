@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
+import { clientConfigFromUrl } from '../postgres/libpqSsl.ts';
 import type { Logger } from '../system/logger.ts';
 import { waitAtMost } from '../system/waitAtMost.ts';
 
@@ -388,7 +389,7 @@ export class TargetOwnership {
 
   private async openSession(): Promise<pg.Client> {
     const client = new pg.Client({
-      connectionString: this.options.connectionString,
+      ...clientConfigFromUrl(this.options.connectionString),
       application_name: `aioscope replica ${this.options.replicaId}`,
       keepAlive: true,
       connectionTimeoutMillis: 5_000,

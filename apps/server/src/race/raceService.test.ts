@@ -55,4 +55,15 @@ describe('race service', () => {
     for (const id of newer) expect((await races.get(id))?.captures).toBe('kept');
     expect(await races.get('zzzzzzzzzzzz')).toBeNull();
   });
+
+  it('names the presets when a body asks for one it does not know, and starts nothing', () => {
+    const races = new RaceService(fakeLab());
+    for (const preset of ['nope', 123, null])
+      expect(races.start({ preset })).toEqual({
+        ok: false,
+        status: 400,
+        error: 'preset must be one of: read-combining',
+      });
+    expect(races.start({ preset: 'read-combining' }).ok).toBe(true);
+  });
 });

@@ -3,6 +3,7 @@ import {
   RACE_CAPTURE_HZ,
   RACE_MAX_EXPIRED_IDS,
   RACE_MAX_KEPT,
+  RACE_PRESETS,
   raceStartSchema,
   type Race,
 } from '@aioscope/spec';
@@ -37,7 +38,12 @@ export class RaceService {
 
   start(body: unknown): StartResult {
     const parsed = raceStartSchema.safeParse(body);
-    // Anything that is not a preset goes to the lab as it came, for the lab's own error sentence.
+    // A body that names a preset asks for one: the lab would judge it as an experiment and say
+    // something about table sizes.
+    const preset: unknown = typeof body === 'object' && body !== null && 'preset' in body ? body.preset : undefined;
+    if (preset !== undefined && !(RACE_PRESETS as readonly unknown[]).includes(preset))
+      return { ok: false, status: 400, error: `preset must be one of: ${RACE_PRESETS.join(', ')}` };
+    // Anything else that is not a preset goes to the lab as it came, for the lab's own error sentence.
     const input =
       parsed.success && 'preset' in parsed.data
         ? {

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { ClientConfig } from 'pg';
-import { parseIntoClientConfig } from 'pg-connection-string';
 import { SERVER_INFO_SQL, SERVER_VERSION_SQL, unsupportedVersionMessage } from '@aioscope/core';
 import type { AppConfig } from '../config/config.ts';
 import { EmbeddedPostgresServer } from '../postgres/embeddedPostgres.ts';
+import { clientConfigFromUrl, withSslFromEnvironment } from '../postgres/libpqSsl.ts';
 import { closeSession, describeDatabaseError, openSession } from '../postgres/sessions.ts';
 import type { Logger } from '../system/logger.ts';
 import { findFreePort } from '../system/processes.ts';
@@ -44,8 +44,8 @@ export function describeConnection(config: ClientConfig, env: NodeJS.ProcessEnv)
 function externalClientConfig(source: Exclude<TargetSource, { kind: 'embedded' }>): ClientConfig {
   // Fields, not the string: the relation resolver connects to other databases by overriding `database`.
   // node-postgres reads PGHOST, PGPORT, PGUSER and PGDATABASE itself; the password aioscope looks up.
-  if (source.kind === 'url') return withPasswordLookup(parseIntoClientConfig(source.connectionString));
-  return withPasswordLookup({});
+  if (source.kind === 'url') return withPasswordLookup(clientConfigFromUrl(source.connectionString));
+  return withPasswordLookup(withSslFromEnvironment({}));
 }
 
 /** Connects once before starting: a server we cannot watch is a start-up error, not a dashboard. */

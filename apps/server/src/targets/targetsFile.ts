@@ -1,8 +1,8 @@
 import type { ClientConfig } from 'pg';
-import { parse as parseConnectionString, parseIntoClientConfig } from 'pg-connection-string';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
 import { MAX_SAMPLE_RATE_HZ, MIN_SAMPLE_RATE_HZ } from '../config/commandFlags.ts';
 import { checkConnectionUrl } from '../config/config.ts';
+import { clientConfigFromUrl, withSslFromEnvironment } from '../postgres/libpqSsl.ts';
 import { withPasswordLookup } from './passwordLookup.ts';
 import type { TargetDefinition } from './target.ts';
 
@@ -114,9 +114,9 @@ function clientConfigOf(fields: Fields, where: Where, itemLine: number): ClientC
     if (typeof url.value !== 'string') return where(url.line, 'url must be a string');
     const problem = checkConnectionUrl(url.value);
     if (problem !== null) where(url.line, `url ${problem}`);
-    if ((parseConnectionString(url.value).password ?? '') !== '')
+    if ((clientConfigFromUrl(url.value, {}).password ?? '') !== '')
       where(url.line, 'the url holds a password: put it in PGPASSWORD or ~/.pgpass (PGPASSFILE) instead');
-    return parseIntoClientConfig(url.value.trim());
+    return clientConfigFromUrl(url.value);
   }
   const host = fields.get('host');
   if (host === undefined) return where(itemLine, 'needs url, or host (with port, user, database as needed)');
@@ -133,7 +133,7 @@ function clientConfigOf(fields: Fields, where: Where, itemLine: number): ClientC
     if (!Number.isInteger(value) || value < 1 || value > 65535) where(port.line, 'port must be 1-65535');
     config.port = value;
   }
-  return config;
+  return withSslFromEnvironment(config);
 }
 
 function labelsOf(field: { value: unknown; line: number } | undefined, where: Where): Record<string, string> {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Baseline } from '@aioscope/spec';
 import { StoreClosedError } from '../baselineShelf.ts';
 import type { RecordingLimits } from '../../config/recordingLimits.ts';
+import { clientConfigFromUrl } from '../../postgres/libpqSsl.ts';
 import type { HistoryReader } from '../historyReader.ts';
 import {
   StoreRefusedError,
@@ -91,7 +92,7 @@ export class PostgresStoreEngine implements StoreEngine {
 
   async open(): Promise<EngineOpened> {
     const pool = new pg.Pool({
-      connectionString: this.connectionString,
+      ...clientConfigFromUrl(this.connectionString),
       max: POOL_SIZE,
       application_name: 'aioscope history',
       statement_timeout: STATEMENT_TIMEOUT_MS,
