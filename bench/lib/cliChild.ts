@@ -3,7 +3,7 @@ import { START_BUNDLE_DIR } from '../../apps/server/scripts/ensureStartBuilt.ts'
 import { runCli, waitForUrl, type CliRun } from '../../apps/server/test/support/cliProcess.ts';
 import type { Cleanups } from './common.ts';
 
-/** What `npm start` runs (apps/server/package.json): the bundle its prestart builds (ensureStartBuilt). */
+/** What `npm start` runs (package.json): the bundle its prestart builds (ensureStartBuilt). */
 export const START_ENTRY = ['--enable-source-maps', path.join(START_BUNDLE_DIR, 'cli.js')] as const;
 
 export interface CliChild {

@@ -142,7 +142,8 @@ describe('replicas sharing a store', () => {
       'the targets shared again with the new replica',
       200,
     );
-    const dropped = (await fleet.owned(c.url))[0] ?? '';
+    // One b kept: c never sampled it, so c knows it only from the file and the shared store.
+    const dropped = (await fleet.owned(b.url))[0] ?? '';
     const kept = TARGET_IDS.filter((id) => id !== dropped);
     await writeFile(
       fleet.targetsFile,
@@ -156,7 +157,11 @@ describe('replicas sharing a store', () => {
       await waitUntil(listedAsGone, 10_000, `${dropped} listed as no longer watched by ${url}`, 200);
       const summary = await fetch(new URL(`/api/targets/${dropped}`, url));
       expect(summary.status).toBe(200);
-      expect(targetSummarySchema.parse(await summary.json()).unwatchedSince).toBeGreaterThan(0);
+      const parsedSummary = targetSummarySchema.parse(await summary.json());
+      expect(parsedSummary.unwatchedSince).toBeGreaterThan(0);
+      // Its server and rates as last recorded, on the replica that never sampled it too.
+      expect(parsedSummary.server?.versionNum, url).toBeGreaterThanOrEqual(180000);
+      expect(parsedSummary.sampleRateHz, url).toBeGreaterThan(0);
       // Its past, written to the shared store by the replicas that sampled it, read through either.
       const extent = await fetch(new URL(`/api/targets/${dropped}/history`, url));
       expect(extent.status, url).toBe(200);

@@ -122,6 +122,7 @@ export const aioscopeApp = fp<AppOptions>(
       options.fleet?.unwatched,
       remote,
       options.live?.replicaName,
+      options.history?.storedDescription,
     );
     registerMetricsRoute(app, options.monitors, options.fleet?.replica ?? undefined);
     const replica = options.fleet?.replica ?? null;

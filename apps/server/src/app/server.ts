@@ -57,7 +57,10 @@ export async function startAioscope(config: AppConfig, log: Logger, hooks: Start
     return closed;
   };
   try {
-    const folderProblem = await whyFolderUnusable(config.dataDir);
+    // Checked when the start writes there (the embedded cluster, the embedded store); with
+    // --store or --no-record it holds only lab results, and may sit on a read-only filesystem.
+    const writesDataDir = config.target.kind === 'embedded' || (config.record.enabled && config.record.store === null);
+    const folderProblem = writesDataDir ? await whyFolderUnusable(config.dataDir) : null;
     if (folderProblem !== null) throw new StartupError(`--data-dir ${config.dataDir} cannot be used: ${folderProblem}`);
     if (config.record.store !== null && !config.waitForDb) {
       const unusable = await checkStoreReachable(config.record.store);

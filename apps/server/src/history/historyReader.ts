@@ -37,6 +37,8 @@ export interface HistoryCatalog {
   get(targetId: string): HistoryReader | undefined;
   /** A target of the targets file another replica samples, read from the shared store (--store). */
   elsewhere?(targetId: string): HistoryReader | undefined;
+  /** How the shared store (--store) last described a target, whichever replica sampled it; null: never. */
+  storedDescription?(targetId: string): Promise<Awaited<ReturnType<HistoryReader['describe']>> | null>;
   /** Whether what is recorded is written to the shared store (--store); absent for the embedded store. */
   recording?(): RecordingStatus;
   /** The store's baselines; absent when nothing is recorded (--no-record): they need the store. */

@@ -128,7 +128,13 @@ export const historyPlugin = fp<HistoryPluginOptions>(
     });
     app.decorate('history', {
       get: (id: string) => readers.get(id),
-      ...(store_ === null ? {} : { elsewhere: sharedReaders(store, app), recording: () => store.recordingStatus() }),
+      ...(store_ === null
+        ? {}
+        : {
+            elsewhere: sharedReaders(store, app),
+            storedDescription: (id: string) => store.storedDescription(id),
+            recording: () => store.recordingStatus(),
+          }),
       baselines: store.baselines,
     });
     app.addHook('onClose', async () => {

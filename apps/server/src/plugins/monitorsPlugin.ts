@@ -110,7 +110,13 @@ export const monitorsPlugin = fp<MonitorsPluginOptions>(
       changes: registry,
       view: (id: string) => registry.view(id),
       targetsFile: () => watcher?.state ?? null,
-      unwatched: (lastRelayed) => leftTheFile.summaries(registry.unwatched(), lastRelayed),
+      unwatched: (lastRelayed) => {
+        // A target listed again that another replica took is watched, if not here.
+        const inFile = new Set(listed.map((t) => t.definition.id));
+        const sampledHere = registry.unwatched().filter((t) => !inFile.has(t.id));
+        // Alone, this process sampled every target the file dropped: its registry knows them all.
+        return ownership === null ? sampledHere : leftTheFile.summaries(sampledHere, lastRelayed);
+      },
       ownership,
       replica:
         ownership === null || options.sharedStore === null

@@ -31,4 +31,16 @@ describe('connection settings read as psql reads them', () => {
     // The URL's own sslmode wins over the variable.
     expect(clientConfigFromUrl(`${URL}?sslmode=disable`, { PGSSLMODE: 'require' }).ssl).toBe(false);
   });
+
+  it('keeps node-postgres’s own no-verify, in sslmode, ssl or PGSSLMODE: encrypted, not checked', () => {
+    expect(clientConfigFromUrl(`${URL}?sslmode=no-verify`, {}).ssl).toEqual({ rejectUnauthorized: false });
+    expect(clientConfigFromUrl(`${URL}?ssl=no-verify`, {}).ssl).toEqual({ rejectUnauthorized: false });
+    expect(clientConfigFromUrl(URL, { PGSSLMODE: 'no-verify' }).ssl).toEqual({ rejectUnauthorized: false });
+  });
+
+  it('says in one sentence what PGSSLMODE=verify-ca lacks', () => {
+    expect(() => clientConfigFromUrl(URL, { PGSSLMODE: 'verify-ca' })).toThrow(
+      'PGSSLMODE=verify-ca needs PGSSLROOTCERT, the CA to check the server against (or use verify-full)',
+    );
+  });
 });

@@ -3,6 +3,7 @@ import { UPGRADE_TARGET_VERSIONS, type UpgradeTargetVersion } from '@aioscope/co
 import type { TargetSummary } from '@aioscope/spec';
 import { z } from 'zod';
 import { describeDatabaseError } from '../postgres/sessions.ts';
+import type { HistoryCatalog } from '../history/historyReader.ts';
 import type { OpenedRecordings } from '../history/openedRecordings.ts';
 import type { RemoteAnswer, RemoteTargets } from '../live/remoteTargets.ts';
 import type { TargetMonitor } from '../sampler/targetMonitor.ts';
@@ -76,6 +77,8 @@ export function registerTargetRoutes(
   remote?: RemoteTargets,
   /** --replica-name: each summary of a target sampled here names this replica. */
   replicaName?: string,
+  /** --store: how the shared store last described a target (HistoryCatalog.storedDescription). */
+  storedDescription?: HistoryCatalog['storedDescription'],
 ): void {
   const named = replicaName === undefined ? {} : { replica: replicaName };
   const summaryOf = (monitor: TargetMonitor): TargetSummary => ({ ...monitor.summary(), ...named });
@@ -88,13 +91,28 @@ export function registerTargetRoutes(
     for (const [id, summary] of found) lastRelayed.set(id, summary);
     return [...found.values()];
   };
-  const gone = (): readonly TargetSummary[] => unwatched?.((id) => lastRelayed.get(id)) ?? [];
+  // A target the file dropped that this replica never heard of but from the file: what the store
+  // last recorded of it (its server, capabilities and rates), read once.
+  const fromStore = new Map<string, TargetSummary>();
+  const gone = async (): Promise<readonly TargetSummary[]> => {
+    const known = (id: string): TargetSummary | undefined => lastRelayed.get(id) ?? fromStore.get(id);
+    const listed = unwatched?.(known) ?? [];
+    const unknown = listed.filter((t) => t.server === null && known(t.id) === undefined);
+    if (storedDescription === undefined || unknown.length === 0) return listed;
+    for (const target of unknown) {
+      const described = await storedDescription(target.id).catch(() => null);
+      if (described === null) continue;
+      const { server, capabilities, sampleRateHz, statRateHz } = described;
+      fromStore.set(target.id, { ...target, server, capabilities, sampleRateHz, statRateHz });
+    }
+    return unwatched?.(known) ?? [];
+  };
   app.get('/api/targets', async () => {
     const remote = await sampledElsewhere();
     return [
       ...[...monitors.values()].map(summaryOf),
       ...remote,
-      ...gone().filter((t) => !monitors.has(t.id) && !remote.some((r) => r.id === t.id)),
+      ...(await gone()).filter((t) => !monitors.has(t.id) && !remote.some((r) => r.id === t.id)),
       ...(recordings?.summaries() ?? []),
     ];
   });
@@ -104,7 +122,7 @@ export function registerTargetRoutes(
     const opened = parsed.success ? recordings?.summary(parsed.data.id) : undefined;
     if (opened !== undefined) return opened;
     const id = parsed.success ? parsed.data.id : null;
-    const removed = id !== null && !monitors.has(id) ? gone().find((t) => t.id === id) : undefined;
+    const removed = id !== null && !monitors.has(id) ? (await gone()).find((t) => t.id === id) : undefined;
     if (removed !== undefined) return removed;
     const remote = id !== null && !monitors.has(id) ? (await sampledElsewhere()).find((t) => t.id === id) : undefined;
     if (remote !== undefined) return remote;

@@ -61,6 +61,11 @@ describe('looking up a password', () => {
     const file = passFile('db1:5433:orders:aioscope:from-file\n');
     expect(lookUpPassword(PARAMS, { PGPASSWORD: 'from-env', PGPASSFILE: file })).toBe('from-env');
     expect(lookUpPassword(PARAMS, { PGPASSFILE: file })).toBe('from-file');
+    // Empty is no password, as libpq reads it (PGPASSWORD= in a shell): the file is asked.
+    expect(lookUpPassword(PARAMS, { PGPASSWORD: '', PGPASSFILE: file })).toBe('from-file');
+    expect(() => lookUpPassword(PARAMS, { PGPASSWORD: '', PGPASSFILE: path.join(dir, 'none') })).toThrow(
+      'PGPASSWORD is empty and',
+    );
   });
 
   it('names the connection and every place it looked when there is none', () => {

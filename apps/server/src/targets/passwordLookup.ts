@@ -100,13 +100,14 @@ function describeParams(params: ConnectionParams): string {
 
 /** The password for a connection whose settings hold none; throws MissingPasswordError. */
 export function lookUpPassword(params: ConnectionParams, env: NodeJS.ProcessEnv = process.env): string {
-  const fromEnv = env.PGPASSWORD;
-  if (fromEnv !== undefined) return fromEnv;
+  // An empty PGPASSWORD is no password, as libpq reads it: the password file is asked next.
+  const fromEnv = env.PGPASSWORD ?? '';
+  if (fromEnv !== '') return fromEnv;
   const file = passwordFilePath(env);
   const found = readPasswordFile(file, params);
   if ('password' in found) return found.password;
   throw new MissingPasswordError(
-    `the server wants a password for ${describeParams(params)} and aioscope found none: PGPASSWORD is not set ` +
+    `the server wants a password for ${describeParams(params)} and aioscope found none: PGPASSWORD is ${env.PGPASSWORD === undefined ? 'not set' : 'empty'} ` +
       `and ${found.why}. Set PGPASSWORD, or add a line host:port:database:user:password to ~/.pgpass ` +
       `(or the file PGPASSFILE names), mode 600`,
   );

@@ -44,8 +44,13 @@ export function describeConnection(config: ClientConfig, env: NodeJS.ProcessEnv)
 function externalClientConfig(source: Exclude<TargetSource, { kind: 'embedded' }>): ClientConfig {
   // Fields, not the string: the relation resolver connects to other databases by overriding `database`.
   // node-postgres reads PGHOST, PGPORT, PGUSER and PGDATABASE itself; the password aioscope looks up.
-  if (source.kind === 'url') return withPasswordLookup(clientConfigFromUrl(source.connectionString));
-  return withPasswordLookup(withSslFromEnvironment({}));
+  try {
+    if (source.kind === 'url') return withPasswordLookup(clientConfigFromUrl(source.connectionString));
+    return withPasswordLookup(withSslFromEnvironment({}));
+  } catch (error) {
+    // The URL was checked at the flag; what is left is PGSSLMODE and its files, in one sentence.
+    throw new StartupError(error instanceof Error ? error.message : String(error));
+  }
 }
 
 /** Connects once before starting: a server we cannot watch is a start-up error, not a dashboard. */

@@ -32,4 +32,9 @@ describe('why a panel is empty', () => {
     expect(aiosUnavailableReason(summary('connecting', null), undefined)).toBe('Waiting for the first sample …');
     expect(refusedReason(summary('reconnecting', 'ECONNREFUSED'), 'Not sampled')).toBeNull();
   });
+
+  it('does not blank the past of a target the targets file dropped, whatever its last status', () => {
+    const dropped = { ...summary('error', 'removed from the targets file'), unwatchedSince: 1 };
+    expect(refusedReason(dropped, 'Not sampled')).toBeNull();
+  });
 });

@@ -7,6 +7,8 @@ import type { LiveFrame, TargetSummary } from '@aioscope/spec';
  */
 export function refusedReason(target: TargetSummary | undefined, what: string): string | null {
   if (target === undefined || target.kind === 'recording' || target.status.state !== 'error') return null;
+  // Dropped from the targets file: its past is shown, and its status is only the last one known.
+  if (target.unwatchedSince !== undefined) return null;
   return `${what}: ${target.status.message ?? 'aioscope refused this server'}`;
 }
 
