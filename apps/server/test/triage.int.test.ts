@@ -119,8 +119,10 @@ describe('triage views against a real PostgreSQL 18', () => {
       await waitUntil(() => frames.length > 0, 15_000, 'the first frame');
       const vacuumPid = Number((await vacuum.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid);
       await makeDemoTableCold(admin, table);
-      // Throttled by the cost delay so the sampler sees it; every page is read (no skipping).
-      await vacuum.query(`SET vacuum_cost_delay = 2; SET vacuum_cost_limit = 200`);
+      // Throttled by the cost delay so the sampler sees it; every page is read (no skipping). At
+      // 2 ms per 100 pages the 3,072 pages took ~0.1-0.3 s, and one CI run on a busy machine saw
+      // no sample of it; 10 ms makes it ~0.4-0.6 s, 20 or more samples at 50 Hz.
+      await vacuum.query(`SET vacuum_cost_delay = 10; SET vacuum_cost_limit = 200`);
       const vacuumedAt = Date.now();
       await vacuum.query(`VACUUM (DISABLE_PAGE_SKIPPING) ${DEMO_TABLE}`);
       // Frames carry the scan map at 5 Hz: wait for one sampled after the VACUUM ended.
